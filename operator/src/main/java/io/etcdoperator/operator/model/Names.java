@@ -1,0 +1,140 @@
+package io.etcdoperator.operator.model;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Every name, label and URL the operator derives from a cluster, in one place.
+ *
+ * <p>Member identity is the StatefulSet ordinal: pod {@code <cluster>-<i>}, claim {@code
+ * data-<cluster>-<i>}, etcd member name {@code <cluster>-<i>}, peer URL {@code
+ * http://<cluster>-<i>.<cluster>-headless.<namespace>.svc:2380}. Peer URLs are DNS names, never pod
+ * IPs, so a member keeps its identity when its pod moves.
+ */
+public final class Names {
+  public static final int CLIENT_PORT = 2379;
+  public static final int PEER_PORT = 2380;
+  public static final int METRICS_PORT = 2381;
+  public static final String ETCD_CONTAINER = "etcd";
+  public static final String DATA_VOLUME = "data";
+  public static final String DATA_MOUNT_PATH = "/var/run/etcd";
+  public static final String DATA_DIR = DATA_MOUNT_PATH + "/default.etcd";
+
+  public static final String LABEL_NAME = "app.kubernetes.io/name";
+  public static final String LABEL_INSTANCE = "app.kubernetes.io/instance";
+  public static final String LABEL_MANAGED_BY = "app.kubernetes.io/managed-by";
+  public static final String LABEL_COMPONENT = "app.kubernetes.io/component";
+  public static final String APP_NAME = "etcd";
+  public static final String MANAGER = "etcd-operator";
+
+  /** Prefix of the annotations the operator owns. */
+  public static final String ANNOTATION_PREFIX = "etcd.aenix.io/";
+
+  private static final Pattern POD_NAME = Pattern.compile("(.+)-(\\d+)");
+
+  private Names() {}
+
+  public static String statefulSet(String cluster) {
+    return cluster;
+  }
+
+  public static String clientService(String cluster) {
+    return cluster;
+  }
+
+  public static String headlessService(String cluster) {
+    return cluster + "-headless";
+  }
+
+  public static String clusterStateConfigMap(String cluster) {
+    return cluster + "-cluster-state";
+  }
+
+  public static String podDisruptionBudget(String cluster) {
+    return cluster;
+  }
+
+  /** The pod of ordinal {@code i}; also the etcd member name. */
+  public static String pod(String cluster, int ordinal) {
+    return cluster + "-" + ordinal;
+  }
+
+  public static String member(String cluster, int ordinal) {
+    return pod(cluster, ordinal);
+  }
+
+  /** The claim the StatefulSet controller creates for ordinal {@code i}. */
+  public static String dataClaim(String cluster, int ordinal) {
+    return DATA_VOLUME + "-" + pod(cluster, ordinal);
+  }
+
+  /** The ordinal of a member or pod name of this cluster, or -1 when it is not one of ours. */
+  public static int ordinalOf(String cluster, String podOrMemberName) {
+    if (podOrMemberName == null) {
+      return -1;
+    }
+    Matcher m = POD_NAME.matcher(podOrMemberName);
+    if (!m.matches() || !m.group(1).equals(cluster) || m.group(2).length() > 6) {
+      return -1;
+    }
+    return Integer.parseInt(m.group(2));
+  }
+
+  /** Stable DNS name of a member: {@code <pod>.<cluster>-headless.<namespace>.svc}. */
+  public static String memberHost(String namespace, String cluster, int ordinal) {
+    return pod(cluster, ordinal) + "." + headlessService(cluster) + "." + namespace + ".svc";
+  }
+
+  public static String peerUrl(String namespace, String cluster, int ordinal) {
+    return "http://" + memberHost(namespace, cluster, ordinal) + ":" + PEER_PORT;
+  }
+
+  public static String clientUrl(String namespace, String cluster, int ordinal) {
+    return "http://" + memberHost(namespace, cluster, ordinal) + ":" + CLIENT_PORT;
+  }
+
+  /** The client Service's in-cluster URL. */
+  public static String serviceUrl(String namespace, String cluster) {
+    return "http://" + clientService(cluster) + "." + namespace + ".svc:" + CLIENT_PORT;
+  }
+
+  /**
+   * The initial-cluster token. It carries the resource's UID, so that members bootstrapped by a
+   * different incarnation of a same-named cluster get a different cluster ID and are seen as a
+   * split brain instead of silently merging with retained data.
+   */
+  public static String clusterToken(String namespace, String cluster, String uid) {
+    return namespace + "-" + cluster + "-" + uid;
+  }
+
+  /**
+   * Labels that select this cluster's member pods. Never change: a StatefulSet selector is
+   * immutable.
+   */
+  public static Map<String, String> selectorLabels(String cluster) {
+    Map<String, String> labels = new LinkedHashMap<>();
+    labels.put(LABEL_NAME, APP_NAME);
+    labels.put(LABEL_INSTANCE, cluster);
+    return labels;
+  }
+
+  /** The recommended labels on every object of this cluster. */
+  public static Map<String, String> labels(String cluster) {
+    Map<String, String> labels = selectorLabels(cluster);
+    labels.put(LABEL_MANAGED_BY, MANAGER);
+    labels.put(LABEL_COMPONENT, "database");
+    return labels;
+  }
+
+  /**
+   * {@code key=value,...} form of the selector labels (status.selector for the scale subresource).
+   */
+  public static String selectorString(String cluster) {
+    StringBuilder sb = new StringBuilder();
+    selectorLabels(cluster)
+        .forEach((k, v) -> sb.append(sb.isEmpty() ? "" : ",").append(k).append('=').append(v));
+    return sb.toString();
+  }
+}
