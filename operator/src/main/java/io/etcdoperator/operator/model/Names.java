@@ -82,6 +82,31 @@ public final class Names {
     return Integer.parseInt(m.group(2));
   }
 
+  /**
+   * The ordinal of a member of this cluster from one of its peer URLs, or -1 when the URL is not of
+   * the form {@link #peerUrl} gives (a member the operator did not create).
+   */
+  public static int ordinalOfPeerUrl(String namespace, String cluster, String peerUrl) {
+    if (peerUrl == null) {
+      return -1;
+    }
+    String host;
+    try {
+      host = java.net.URI.create(peerUrl).getHost();
+    } catch (IllegalArgumentException e) {
+      return -1;
+    }
+    if (host == null) {
+      return -1;
+    }
+    String suffix = "." + headlessService(cluster) + "." + namespace + ".svc";
+    String bare = host.endsWith(".cluster.local") ? host.substring(0, host.length() - 14) : host;
+    if (!bare.endsWith(suffix)) {
+      return -1;
+    }
+    return ordinalOf(cluster, bare.substring(0, bare.length() - suffix.length()));
+  }
+
   /** Stable DNS name of a member: {@code <pod>.<cluster>-headless.<namespace>.svc}. */
   public static String memberHost(String namespace, String cluster, int ordinal) {
     return pod(cluster, ordinal) + "." + headlessService(cluster) + "." + namespace + ".svc";
