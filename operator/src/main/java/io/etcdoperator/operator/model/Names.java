@@ -32,6 +32,18 @@ public final class Names {
   /** Prefix of the annotations the operator owns. */
   public static final String ANNOTATION_PREFIX = "etcd.aenix.io/";
 
+  /** On the pod template (and so on every pod): the hash of the template the pod was made from. */
+  public static final String POD_TEMPLATE_HASH_ANNOTATION = ANNOTATION_PREFIX + "pod-template-hash";
+
+  /** On every object the operator writes: the hash of the desired object last written. */
+  public static final String DESIRED_HASH_ANNOTATION = ANNOTATION_PREFIX + "desired-hash";
+
+  /** ConfigMap keys read by etcd from its environment. */
+  public static final String ENV_INITIAL_CLUSTER = "ETCD_INITIAL_CLUSTER";
+
+  public static final String ENV_INITIAL_CLUSTER_STATE = "ETCD_INITIAL_CLUSTER_STATE";
+  public static final String ENV_INITIAL_CLUSTER_TOKEN = "ETCD_INITIAL_CLUSTER_TOKEN";
+
   private static final Pattern POD_NAME = Pattern.compile("(.+)-(\\d+)");
 
   private Names() {}
@@ -68,6 +80,14 @@ public final class Names {
   /** The claim the StatefulSet controller creates for ordinal {@code i}. */
   public static String dataClaim(String cluster, int ordinal) {
     return DATA_VOLUME + "-" + pod(cluster, ordinal);
+  }
+
+  /** The ordinal of a data claim of this cluster, or -1 when it is not one. */
+  public static int ordinalOfClaim(String cluster, String claimName) {
+    String prefix = DATA_VOLUME + "-";
+    return claimName != null && claimName.startsWith(prefix)
+        ? ordinalOf(cluster, claimName.substring(prefix.length()))
+        : -1;
   }
 
   /** The ordinal of a member or pod name of this cluster, or -1 when it is not one of ours. */
