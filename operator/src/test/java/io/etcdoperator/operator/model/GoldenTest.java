@@ -6,8 +6,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.MappingIterator;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.etcdoperator.operator.cli.RenderCommand;
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -37,7 +37,6 @@ class GoldenTest {
   static final Set<String> ALL =
       Set.of("ConfigMap", "Service", "StatefulSet", "PodDisruptionBudget");
   static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
-  static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
 
   static Stream<Arguments> cases() {
     return Stream.of(
@@ -62,9 +61,7 @@ class GoldenTest {
         objects.add(o);
       }
     }
-    StringBuilder sb = new StringBuilder();
-    objects.forEach(o -> sb.append(SERIALIZATION.asYaml(o)));
-    String actual = sb.toString();
+    String actual = RenderCommand.yaml(objects);
     Path golden = DIR.resolve(name + ".yaml");
     if (Boolean.getBoolean("golden.update")) {
       Files.writeString(golden, header(input, kinds) + actual);
