@@ -199,6 +199,11 @@ final class SpecValidator {
       if (!names.add(c.getName())) {
         problem(at + ".name", "duplicate container name '" + c.getName() + "'");
       }
+      if (init && Names.ETCD_CONTAINER.equals(c.getName())) {
+        problem(
+            at + ".name",
+            "'" + Names.ETCD_CONTAINER + "' is the etcd container's name; choose another");
+      }
       boolean etcd = !init && Names.ETCD_CONTAINER.equals(c.getName());
       if (etcd) {
         etcdContainer(at, c);

@@ -28,6 +28,15 @@ class EtcdClusterModelTest {
   }
 
   @Test
+  void aResourceWithoutSpecIsTheDefaultSpec() throws InvalidSpecException {
+    var cluster = TestClusters.withSpec("");
+    assertThat(cluster.getSpec()).isNull();
+    EtcdClusterModel model = EtcdClusterModel.of(cluster);
+    assertThat(model.replicas()).isEqualTo(3);
+    assertThat(model.statefulSet(3)).isEqualTo(defaults.statefulSet(3));
+  }
+
+  @Test
   void statefulSetHasStableIdentityParallelStartAndOperatorDrivenRestarts() {
     StatefulSet sts = defaults.statefulSet(2);
     assertThat(sts.getMetadata().getName()).isEqualTo("demo");

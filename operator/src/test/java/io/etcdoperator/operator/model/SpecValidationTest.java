@@ -222,6 +222,17 @@ class SpecValidationTest {
             """,
             "spec.podTemplate.spec.containers[0].name: duplicate container name 'setup'"),
         row(
+            "an init container named like the etcd container",
+            """
+            podTemplate:
+              spec:
+                initContainers:
+                - name: etcd
+                  image: busybox
+            """,
+            "spec.podTemplate.spec.initContainers[0].name: 'etcd' is the etcd container's name;"
+                + " choose another"),
+        row(
             "a pod label that would move the pods out of the selector",
             """
             podTemplate:
