@@ -39,6 +39,7 @@ import picocli.CommandLine.Spec;
  */
 @Command(
     name = "render",
+    mixinStandardHelpOptions = true,
     description =
         "Print, as YAML, every object the operator would create for each EtcdCluster in the"
             + " files, or the validation errors (exit code 1).")

@@ -176,6 +176,13 @@ class RenderCommandTest {
   }
 
   @Test
+  void helpDescribesTheCommand() {
+    Run run = render("--help");
+    assertThat(run.exitCode()).isZero();
+    assertThat(run.out()).contains("Usage: etcd-operator render").contains("--filename=FILE");
+  }
+
+  @Test
   void withoutFileItIsAUsageError() {
     Run run = render();
     assertThat(run.exitCode()).isEqualTo(2);
