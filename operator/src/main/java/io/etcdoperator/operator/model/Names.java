@@ -21,6 +21,26 @@ public final class Names {
   public static final String DATA_VOLUME = "data";
   public static final String DATA_MOUNT_PATH = "/var/run/etcd";
   public static final String DATA_DIR = DATA_MOUNT_PATH + "/default.etcd";
+  public static final String CLIENT_PORT_NAME = "client";
+  public static final String PEER_PORT_NAME = "peer";
+  public static final String METRICS_PORT_NAME = "metrics";
+
+  /** Environment of the etcd container: the pod's own name and namespace (downward API). */
+  public static final String ENV_POD_NAME = "POD_NAME";
+
+  public static final String ENV_POD_NAMESPACE = "POD_NAMESPACE";
+
+  /** Keys of the cluster-state ConfigMap; etcd reads them from its environment. */
+  public static final String ENV_INITIAL_CLUSTER = "ETCD_INITIAL_CLUSTER";
+
+  public static final String ENV_INITIAL_CLUSTER_STATE = "ETCD_INITIAL_CLUSTER_STATE";
+  public static final String ENV_INITIAL_CLUSTER_TOKEN = "ETCD_INITIAL_CLUSTER_TOKEN";
+
+  /**
+   * The longest cluster name: the StatefulSet controller labels each pod {@code
+   * controller-revision-hash=<cluster>-<hash of up to 10 characters>}, a label value of at most 63.
+   */
+  public static final int MAX_CLUSTER_NAME_LENGTH = 52;
 
   public static final String LABEL_NAME = "app.kubernetes.io/name";
   public static final String LABEL_INSTANCE = "app.kubernetes.io/instance";
@@ -32,17 +52,11 @@ public final class Names {
   /** Prefix of the annotations the operator owns. */
   public static final String ANNOTATION_PREFIX = "etcd.aenix.io/";
 
-  /** On the pod template (and so on every pod): the hash of the template the pod was made from. */
+  /** On the pod template, and so on every member pod: the hash of the template it was made from. */
   public static final String POD_TEMPLATE_HASH_ANNOTATION = ANNOTATION_PREFIX + "pod-template-hash";
 
   /** On every object the operator writes: the hash of the desired object last written. */
   public static final String DESIRED_HASH_ANNOTATION = ANNOTATION_PREFIX + "desired-hash";
-
-  /** ConfigMap keys read by etcd from its environment. */
-  public static final String ENV_INITIAL_CLUSTER = "ETCD_INITIAL_CLUSTER";
-
-  public static final String ENV_INITIAL_CLUSTER_STATE = "ETCD_INITIAL_CLUSTER_STATE";
-  public static final String ENV_INITIAL_CLUSTER_TOKEN = "ETCD_INITIAL_CLUSTER_TOKEN";
 
   private static final Pattern POD_NAME = Pattern.compile("(.+)-(\\d+)");
 
@@ -148,10 +162,11 @@ public final class Names {
   /**
    * The initial-cluster token. It carries the resource's UID, so that members bootstrapped by a
    * different incarnation of a same-named cluster get a different cluster ID and are seen as a
-   * split brain instead of silently merging with retained data.
+   * split brain instead of silently merging with retained data. Without a UID (a manifest rendered
+   * before it was applied) the token is {@code <namespace>-<cluster>}.
    */
   public static String clusterToken(String namespace, String cluster, String uid) {
-    return namespace + "-" + cluster + "-" + uid;
+    return namespace + "-" + cluster + (uid == null || uid.isEmpty() ? "" : "-" + uid);
   }
 
   /**
