@@ -14,6 +14,13 @@ public enum EtcdFailure {
   CLUSTER_ID_MISMATCH,
   /** The member is a learner, and etcd serves this call only on voting members. */
   NOT_SUPPORTED_ON_LEARNER,
+  /**
+   * etcd refused a membership change as "unhealthy cluster": its strict reconfiguration check wants
+   * the member handling the request to have been connected to every voting member for the last 5
+   * seconds. True for a few seconds after any member (re)starts, and for as long as a voter is
+   * down, learners included. Try again later; replacing a dead voter starts with removing it.
+   */
+  UNHEALTHY_CLUSTER,
   /** An alarm (NOSPACE, CORRUPT) is raised: the cluster refuses writes until it is disarmed. */
   ALARM,
   /**

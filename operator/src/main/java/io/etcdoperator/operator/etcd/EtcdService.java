@@ -70,6 +70,10 @@ public interface EtcdService extends AutoCloseable {
   /**
    * Promotes a learner to a voting member. etcd refuses while the learner is not in sync with the
    * leader: that is {@link PromoteResult.NotReadyYet}, to be tried again later.
+   *
+   * <p>Send it to the leader. A follower forwards it to the leader, and etcd 3.4's follower never
+   * answers a promotion of a member that was removed (DEADLINE_EXCEEDED), where the leader says
+   * MEMBER_NOT_FOUND at once.
    */
   PromoteResult promoteLearner(
       String clusterKey, String clientUrl, long expectedClusterId, long learnerId);

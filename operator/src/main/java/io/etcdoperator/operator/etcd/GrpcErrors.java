@@ -61,6 +61,9 @@ final class GrpcErrors {
     if (description.equals(ETCD_PREFIX + "not leader")) {
       return EtcdFailure.NOT_LEADER;
     }
+    if (description.equals(ETCD_PREFIX + "unhealthy cluster")) {
+      return EtcdFailure.UNHEALTHY_CLUSTER;
+    }
     if (description.contains("not supported for learner")) {
       return EtcdFailure.NOT_SUPPORTED_ON_LEARNER;
     }
