@@ -23,6 +23,11 @@ import java.util.concurrent.TimeUnit;
  * members get new addresses when their pods move, and the old ones must not pile up.
  */
 final class EtcdChannels implements AutoCloseable {
+  // Calls are bounded by their deadlines; keepalive only recycles a connection whose peer went
+  // silent (a frozen process, a vanished node, an IP that moved), so the next call reconnects
+  // and resolves the name again.
+  private static final Duration KEEPALIVE_TIME = Duration.ofSeconds(10);
+  private static final Duration KEEPALIVE_TIMEOUT = Duration.ofSeconds(5);
   private final EventLoopGroup eventLoop;
   private final Executor callbackExecutor;
   private final Duration deadline;
@@ -110,8 +115,8 @@ final class EtcdChannels implements AutoCloseable {
         .usePlaintext()
         .disableRetry()
         .withOption(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) deadline.toMillis())
-        .keepAliveTime(30, TimeUnit.SECONDS)
-        .keepAliveTimeout(Math.max(1, deadline.toMillis()), TimeUnit.MILLISECONDS)
+        .keepAliveTime(KEEPALIVE_TIME.toMillis(), TimeUnit.MILLISECONDS)
+        .keepAliveTimeout(KEEPALIVE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)
         .intercept(new DeadlineInterceptor(deadline))
         .build();
   }
