@@ -9,8 +9,9 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import java.net.URI;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 
@@ -32,12 +33,14 @@ final class EtcdChannels implements AutoCloseable {
   private final Executor callbackExecutor;
   private final Duration deadline;
   private final long idleTimeoutNanos;
-  private final Map<String, Map<String, Entry>> byCluster = new ConcurrentHashMap<>();
-  private volatile boolean closed;
+  // One lock for all: lookups are a few per member per reconcile, and a plain lock makes it
+  // obvious that closeCluster() and a concurrent lookup cannot leave a channel behind.
+  private final Map<String, Map<String, Entry>> byCluster = new HashMap<>();
+  private boolean closed;
 
   private static final class Entry {
     final ManagedChannel channel;
-    volatile long lastUsedNanos = System.nanoTime();
+    long lastUsedNanos = System.nanoTime();
 
     Entry(ManagedChannel channel) {
       this.channel = channel;
@@ -56,12 +59,11 @@ final class EtcdChannels implements AutoCloseable {
   }
 
   /** The channel to {@code clientUrl} for {@code clusterKey}, created when missing. */
-  Channel get(String clusterKey, String clientUrl) {
+  synchronized Channel get(String clusterKey, String clientUrl) {
     if (closed) {
       throw new IllegalStateException("the etcd service is closed");
     }
-    Map<String, Entry> endpoints =
-        byCluster.computeIfAbsent(clusterKey, k -> new ConcurrentHashMap<>());
+    Map<String, Entry> endpoints = byCluster.computeIfAbsent(clusterKey, k -> new HashMap<>());
     long now = System.nanoTime();
     closeIdle(endpoints, clientUrl, now);
     Entry entry = endpoints.computeIfAbsent(clientUrl, url -> new Entry(build(url)));
@@ -74,7 +76,7 @@ final class EtcdChannels implements AutoCloseable {
     return entry.channel;
   }
 
-  void closeCluster(String clusterKey) {
+  synchronized void closeCluster(String clusterKey) {
     Map<String, Entry> endpoints = byCluster.remove(clusterKey);
     if (endpoints != null) {
       endpoints.values().forEach(e -> e.channel.shutdownNow());
@@ -82,14 +84,14 @@ final class EtcdChannels implements AutoCloseable {
   }
 
   /** How many channels are open (for tests and metrics). */
-  int openChannels() {
+  synchronized int openChannels() {
     return byCluster.values().stream().mapToInt(Map::size).sum();
   }
 
   @Override
-  public void close() {
+  public synchronized void close() {
     closed = true;
-    byCluster.keySet().forEach(this::closeCluster);
+    List.copyOf(byCluster.keySet()).forEach(this::closeCluster);
   }
 
   private void closeIdle(Map<String, Entry> endpoints, String keep, long now) {

@@ -346,7 +346,7 @@ public final class JetcdEtcdService implements EtcdService {
   }
 
   /** Waits for a call; expected failures become {@link EtcdException}, others propagate. */
-  private static <R> R await(CompletableFuture<R> call, String url, Deadline deadline) {
+  static <R> R await(CompletableFuture<R> call, String url, Deadline deadline) {
     long waitNanos = deadline.timeRemaining(TimeUnit.NANOSECONDS) + SAFETY_MARGIN.toNanos();
     try {
       return call.get(Math.max(0, waitNanos), TimeUnit.NANOSECONDS);

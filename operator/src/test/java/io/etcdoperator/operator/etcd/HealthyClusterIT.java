@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.etcdoperator.testing.LocalEtcdCluster;
 import java.time.Duration;
-import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
@@ -74,8 +73,6 @@ class HealthyClusterIT {
       assertThat(health.problem()).isEmpty();
       assertThat(probe.took()).isLessThan(Duration.ofSeconds(1));
       assertThat(etcd.openChannels()).isEqualTo(3);
-      System.out.println(probe);
-      List.of(probe).forEach(p -> {});
     }
   }
 }

@@ -4,12 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.etcdoperator.testing.LoopbackAddresses;
+import io.grpc.Deadline;
 import io.grpc.Status;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -261,6 +264,35 @@ class JetcdEtcdServiceTest {
       assertThatThrownBy(() -> etcd.status(KEY, bad))
           .as(bad)
           .isInstanceOf(IllegalArgumentException.class);
+    }
+  }
+
+  @Test
+  void aCallGrpcNeverCompletesIsCutOffByTheSafetyNet() {
+    Deadline deadline = Deadline.after(50, TimeUnit.MILLISECONDS);
+    long start = System.nanoTime();
+
+    assertThatThrownBy(
+            () -> JetcdEtcdService.await(new CompletableFuture<>(), "http://x", deadline))
+        .isInstanceOfSatisfying(
+            EtcdException.class,
+            e -> assertThat(e.failure()).isEqualTo(EtcdFailure.DEADLINE_EXCEEDED));
+    assertThat(Duration.ofNanos(System.nanoTime() - start))
+        .isLessThan(JetcdEtcdService.SAFETY_MARGIN.plus(MARGIN));
+  }
+
+  @Test
+  void anInterruptedWaitIsUnexpectedAndKeepsTheInterrupt() {
+    Thread.currentThread().interrupt();
+    try {
+      assertThatThrownBy(
+              () ->
+                  JetcdEtcdService.await(
+                      new CompletableFuture<>(), "http://x", Deadline.after(1, TimeUnit.SECONDS)))
+          .isInstanceOf(EtcdUnexpectedException.class);
+      assertThat(Thread.currentThread().isInterrupted()).isTrue();
+    } finally {
+      Thread.interrupted();
     }
   }
 
