@@ -43,12 +43,14 @@ import java.util.concurrent.TimeoutException;
  * <h2>Why not jetcd's {@code Client}</h2>
  *
  * jetcd 0.8.5's {@code Client} is built for one application talking to one cluster: each instance
- * starts its own Vert.x instance and thread pool, its {@code statusMember} opens a new connection
- * per call, it retries UNAVAILABLE behind the caller's back (500 ms back-off, twice), its calls
- * have no deadline (a frozen member stalls them forever), its Status drops the fields etcd 3.4
- * added (applied index, errors, learner), and it has no MemberPromote. An operator probing many
- * members of many clusters every few seconds wants the opposite on every point, so this class uses
- * jetcd's protocol layer and manages connections itself ({@link EtcdChannels}).
+ * starts its own Vert.x instance and thread pool; its {@code statusMember} opens (and closes) a new
+ * connection on every call; its stubs wait for a ready connection with no deadline, so a call to a
+ * dead or frozen member never returns; its KV calls retry UNAVAILABLE behind the caller's back
+ * (twice, 500 ms back-off); its Status drops the fields etcd 3.4 added (applied index, errors,
+ * learner); and it has no MemberPromote. An operator probing every member of many clusters every
+ * few seconds wants the opposite on every point, so this class uses jetcd's protocol layer (the
+ * generated stubs and messages of {@code jetcd-grpc}) and manages connections itself ({@link
+ * EtcdChannels}).
  *
  * <h2>Deadlines and parallel probing</h2>
  *
@@ -59,6 +61,11 @@ import java.util.concurrent.TimeoutException;
  * deadline, whichever comes first, however many members are frozen. As a safety net against a call
  * gRPC never completes, waiting itself is bounded by the deadline plus {@link #SAFETY_MARGIN}; an
  * answer not in by then is reported as DEADLINE_EXCEEDED.
+ *
+ * <p>Calls do not wait for a connection to be ready: a refused connection fails the call at once
+ * (UNREACHABLE, "Connection refused"), well before the deadline. A channel that gRPC holds in
+ * reconnect back-off (up to 2 minutes after repeated failures) is told to reconnect at the next
+ * call, so a member that comes back is seen by the next probe.
  *
  * <p>Calls are not retried here: a probe reports what it saw, and the next reconcile probes again.
  */
