@@ -25,6 +25,7 @@ import io.grpc.stub.StreamObserver;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,6 +36,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@link EtcdService} over etcd's gRPC API as compiled into jetcd ({@code jetcd-grpc}'s stubs and
@@ -71,6 +74,9 @@ import java.util.concurrent.TimeoutException;
  */
 public final class JetcdEtcdService implements EtcdService {
   static final Duration SAFETY_MARGIN = Duration.ofMillis(250);
+  private static final Duration WARM_UP_DEADLINE = Duration.ofSeconds(30);
+  private static final String WARM_UP_KEY = "(warm-up)";
+  private static final Logger LOG = LoggerFactory.getLogger(JetcdEtcdService.class);
   private static final ByteString HEALTH_KEY = ByteString.copyFromUtf8("health");
 
   private final EtcdServiceConfig config;
@@ -88,6 +94,36 @@ public final class JetcdEtcdService implements EtcdService {
     this.channels =
         new EtcdChannels(
             eventLoop, callbackExecutor, config.deadline(), config.idleChannelTimeout());
+    warmUp();
+  }
+
+  /**
+   * Makes every kind of probe call once against a local {@link WarmUpServer}, with a deadline a
+   * cold JVM cannot miss. Only an optimisation: a failure is logged and otherwise ignored.
+   */
+  private void warmUp() {
+    long start = System.nanoTime();
+    Deadline deadline = Deadline.after(WARM_UP_DEADLINE.toNanos(), TimeUnit.NANOSECONDS);
+    try (WarmUpServer server = new WarmUpServer(eventLoop)) {
+      String url = server.clientUrl();
+      CompletableFuture.allOf(
+              probe(WARM_UP_KEY, url, deadline),
+              alarmCall(WARM_UP_KEY, url, deadline),
+              call(
+                  WARM_UP_KEY,
+                  url,
+                  KVGrpc.getRangeMethod(),
+                  RangeRequest.newBuilder().setKey(HEALTH_KEY).build(),
+                  deadline))
+          .get(WARM_UP_DEADLINE.toMillis(), TimeUnit.MILLISECONDS);
+      LOG.debug("warmed up in {} ms", (System.nanoTime() - start) / 1_000_000);
+    } catch (IOException | ExecutionException | TimeoutException | RuntimeException e) {
+      LOG.warn("warm-up failed; the first probes may be slow: {}", e.toString());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } finally {
+      channels.closeCluster(WARM_UP_KEY);
+    }
   }
 
   public JetcdEtcdService() {

@@ -247,6 +247,13 @@ class JetcdEtcdServiceTest {
   }
 
   @Test
+  void warmUpLeavesNoConnectionBehind() {
+    try (JetcdEtcdService fresh = new JetcdEtcdService()) {
+      assertThat(fresh.openChannels()).isZero();
+    }
+  }
+
+  @Test
   void idleConnectionsAreDropped() {
     try (JetcdEtcdService shortLived =
         new JetcdEtcdService(new EtcdServiceConfig(DEADLINE, 1, Duration.ofMillis(1)))) {
