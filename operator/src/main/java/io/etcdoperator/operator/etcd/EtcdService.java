@@ -1,0 +1,100 @@
+package io.etcdoperator.operator.etcd;
+
+import java.util.List;
+
+/**
+ * The operator's view of etcd: the only way the rest of the operator talks to etcd members.
+ *
+ * <h2>Addressing</h2>
+ *
+ * Every call names the cluster it is for ({@code clusterKey}, "namespace/name") and the client URL
+ * of the one member it is sent to. Connections are cached per cluster and per endpoint and reused
+ * across reconciles; {@link #closeCluster(String)} drops them when the cluster is deleted.
+ *
+ * <h2>Deadlines</h2>
+ *
+ * Every call carries a gRPC deadline ({@link EtcdServiceConfig#deadline()}, 1 s by default). This
+ * is the only thing that bounds a call to a frozen or black-holed member: such a member accepts the
+ * TCP connection (the kernel does it) and then never answers, so neither a connect timeout nor a
+ * retry budget ever fires. Calls are never retried behind the caller's back: a failed call is
+ * reported at once, and the next reconcile is the retry.
+ *
+ * <h2>Probing</h2>
+ *
+ * {@link #probeAll(String, List)} sends, to every expected member at the same instant, a Status and
+ * a MemberList request that share one absolute deadline. It then waits for all of them, which takes
+ * at most that one deadline however many members are frozen. Each member's answer (or the reason
+ * there is none) is reported on its own; the member list reported for the cluster is the leader's
+ * when the leader answered.
+ *
+ * <h2>Failures</h2>
+ *
+ * Probes ({@link #status}, {@link #probeAll}, {@link #health}) turn expected failures into data: an
+ * unreachable member is a result, not an exception. Other calls throw {@link EtcdException} for
+ * expected failures (unreachable, deadline, not the leader, member not found, cluster ID mismatch,
+ * refused by etcd) and {@link EtcdUnexpectedException} for everything else. A learner that is not
+ * yet in sync is an ordinary {@link PromoteResult.NotReadyYet} outcome.
+ *
+ * <p>Implementations are thread-safe.
+ */
+public interface EtcdService extends AutoCloseable {
+
+  /** Status of one member; an unreachable member is reported in the result, never thrown. */
+  MemberStatus status(String clusterKey, String clientUrl);
+
+  /** The member list as seen by the member at {@code clientUrl}. */
+  MemberList memberList(String clusterKey, String clientUrl);
+
+  /** The alarms the member at {@code clientUrl} knows of (alarms are cluster-wide in etcd). */
+  List<Alarm> alarms(String clusterKey, String clientUrl);
+
+  /**
+   * Whether the member can serve a linearizable read and reports no alarm (what {@code etcdctl
+   * endpoint health} checks). An unreachable member is reported unhealthy, never thrown.
+   */
+  Health health(String clusterKey, String clientUrl);
+
+  /**
+   * Probes every expected member in parallel and returns one result per URL, in the given order,
+   * within about one deadline in total.
+   */
+  ClusterProbe probeAll(String clusterKey, List<String> expectedClientUrls);
+
+  /**
+   * Adds a learner with the given peer URL, through the member at {@code clientUrl}, after checking
+   * that this member belongs to the cluster with ID {@code expectedClusterId}.
+   */
+  MemberAdded addLearner(
+      String clusterKey, String clientUrl, long expectedClusterId, String learnerPeerUrl);
+
+  /**
+   * Promotes a learner to a voting member. etcd refuses while the learner is not in sync with the
+   * leader: that is {@link PromoteResult.NotReadyYet}, to be tried again later.
+   *
+   * <p>Send it to the leader. A follower forwards it to the leader, and etcd 3.4's follower never
+   * answers a promotion of a member that was removed (DEADLINE_EXCEEDED), where the leader says
+   * MEMBER_NOT_FOUND at once.
+   */
+  PromoteResult promoteLearner(
+      String clusterKey, String clientUrl, long expectedClusterId, long learnerId);
+
+  /** Removes a member (voter or learner) and returns the resulting member list. */
+  MemberList removeMember(
+      String clusterKey, String clientUrl, long expectedClusterId, long memberId);
+
+  /**
+   * Hands leadership to {@code targetMemberId}. etcd accepts this only from the current leader, so
+   * {@code leaderClientUrl} must be the leader's client URL (for example {@link
+   * ClusterProbe#leaderEndpoint()}); if leadership moved meanwhile this throws {@link
+   * EtcdException} with {@link EtcdFailure#NOT_LEADER}. Returns when the transfer is done.
+   */
+  void moveLeader(
+      String clusterKey, String leaderClientUrl, long expectedClusterId, long targetMemberId);
+
+  /** Closes every connection held for this cluster (call it when the cluster is deleted). */
+  void closeCluster(String clusterKey);
+
+  /** Closes every connection and the threads that served them. */
+  @Override
+  void close();
+}

@@ -1,0 +1,420 @@
+package io.etcdoperator.operator.etcd;
+
+import com.google.protobuf.ByteString;
+import io.etcd.jetcd.api.AlarmRequest;
+import io.etcd.jetcd.api.AlarmType;
+import io.etcd.jetcd.api.ClusterGrpc;
+import io.etcd.jetcd.api.KVGrpc;
+import io.etcd.jetcd.api.MaintenanceGrpc;
+import io.etcd.jetcd.api.MemberAddRequest;
+import io.etcd.jetcd.api.MemberAddResponse;
+import io.etcd.jetcd.api.MemberListRequest;
+import io.etcd.jetcd.api.MemberListResponse;
+import io.etcd.jetcd.api.MemberRemoveRequest;
+import io.etcd.jetcd.api.MemberRemoveResponse;
+import io.etcd.jetcd.api.MoveLeaderRequest;
+import io.etcd.jetcd.api.RangeRequest;
+import io.etcd.jetcd.api.StatusRequest;
+import io.etcd.jetcd.api.StatusResponse;
+import io.grpc.CallOptions;
+import io.grpc.ClientCall;
+import io.grpc.Deadline;
+import io.grpc.MethodDescriptor;
+import io.grpc.stub.ClientCalls;
+import io.grpc.stub.StreamObserver;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@link EtcdService} over etcd's gRPC API as compiled into jetcd ({@code jetcd-grpc}'s stubs and
+ * messages), on gRPC channels this class owns.
+ *
+ * <h2>Why not jetcd's {@code Client}</h2>
+ *
+ * jetcd 0.8.5's {@code Client} is built for one application talking to one cluster: each instance
+ * starts its own Vert.x instance and thread pool; its {@code statusMember} opens (and closes) a new
+ * connection on every call; its stubs wait for a ready connection with no deadline, so a call to a
+ * dead or frozen member never returns; its KV calls retry UNAVAILABLE behind the caller's back
+ * (twice, 500 ms back-off); its Status drops the fields etcd 3.4 added (applied index, errors,
+ * learner); and it has no MemberPromote. An operator probing every member of many clusters every
+ * few seconds wants the opposite on every point, so this class uses jetcd's protocol layer (the
+ * generated stubs and messages of {@code jetcd-grpc}) and manages connections itself ({@link
+ * EtcdChannels}).
+ *
+ * <h2>Deadlines and parallel probing</h2>
+ *
+ * Every call gets a gRPC {@link Deadline}; gRPC fails the call with DEADLINE_EXCEEDED when it
+ * passes, whatever state the connection is in (refused, connecting to a frozen process, waiting for
+ * an answer). A probe round computes one absolute deadline, starts a Status and a MemberList call
+ * to every member at once, and only then waits; so the round takes the slowest answer or the
+ * deadline, whichever comes first, however many members are frozen. As a safety net against a call
+ * gRPC never completes, waiting itself is bounded by the deadline plus {@link #SAFETY_MARGIN}; an
+ * answer not in by then is reported as DEADLINE_EXCEEDED.
+ *
+ * <p>Calls do not wait for a connection to be ready: a refused connection fails the call at once
+ * (UNREACHABLE, "Connection refused"), well before the deadline. A channel that gRPC holds in
+ * reconnect back-off (up to 2 minutes after repeated failures) is told to reconnect at the next
+ * call, so a member that comes back is seen by the next probe.
+ *
+ * <p>Calls are not retried here: a probe reports what it saw, and the next reconcile probes again.
+ */
+public final class JetcdEtcdService implements EtcdService {
+  static final Duration SAFETY_MARGIN = Duration.ofMillis(250);
+  private static final Duration WARM_UP_DEADLINE = Duration.ofSeconds(30);
+  private static final String WARM_UP_KEY = "(warm-up)";
+  private static final Logger LOG = LoggerFactory.getLogger(JetcdEtcdService.class);
+  private static final ByteString HEALTH_KEY = ByteString.copyFromUtf8("health");
+
+  private final EtcdServiceConfig config;
+  private final EventLoopGroup eventLoop;
+  private final ExecutorService callbackExecutor;
+  private final EtcdChannels channels;
+
+  public JetcdEtcdService(EtcdServiceConfig config) {
+    this.config = config;
+    this.eventLoop =
+        new NioEventLoopGroup(config.ioThreads(), new DefaultThreadFactory("etcd-grpc-io", true));
+    this.callbackExecutor =
+        Executors.newFixedThreadPool(
+            config.ioThreads(), new DefaultThreadFactory("etcd-grpc-callback", true));
+    this.channels =
+        new EtcdChannels(
+            eventLoop, callbackExecutor, config.deadline(), config.idleChannelTimeout());
+    warmUp();
+  }
+
+  /**
+   * Makes every kind of probe call once against a local {@link WarmUpServer}, with a deadline a
+   * cold JVM cannot miss. Only an optimisation: a failure is logged and otherwise ignored.
+   */
+  private void warmUp() {
+    long start = System.nanoTime();
+    Deadline deadline = Deadline.after(WARM_UP_DEADLINE.toNanos(), TimeUnit.NANOSECONDS);
+    try (WarmUpServer server = new WarmUpServer(eventLoop)) {
+      String url = server.clientUrl();
+      CompletableFuture.allOf(
+              probe(WARM_UP_KEY, url, deadline),
+              alarmCall(WARM_UP_KEY, url, deadline),
+              call(
+                  WARM_UP_KEY,
+                  url,
+                  KVGrpc.getRangeMethod(),
+                  RangeRequest.newBuilder().setKey(HEALTH_KEY).build(),
+                  deadline))
+          .get(WARM_UP_DEADLINE.toMillis(), TimeUnit.MILLISECONDS);
+      LOG.debug("warmed up in {} ms", (System.nanoTime() - start) / 1_000_000);
+    } catch (IOException | ExecutionException | TimeoutException | RuntimeException e) {
+      LOG.warn("warm-up failed; the first probes may be slow: {}", e.toString());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } finally {
+      channels.closeCluster(WARM_UP_KEY);
+    }
+  }
+
+  public JetcdEtcdService() {
+    this(EtcdServiceConfig.defaults());
+  }
+
+  public EtcdServiceConfig config() {
+    return config;
+  }
+
+  /** How many connections are cached, over all clusters. */
+  public int openChannels() {
+    return channels.openChannels();
+  }
+
+  @Override
+  public MemberStatus status(String clusterKey, String clientUrl) {
+    Deadline deadline = newDeadline();
+    try {
+      return EtcdMessages.status(
+          clientUrl, await(statusCall(clusterKey, clientUrl, deadline), clientUrl, deadline));
+    } catch (EtcdException e) {
+      return MemberStatus.unreachable(clientUrl, ProbeFailure.of(e));
+    }
+  }
+
+  @Override
+  public MemberList memberList(String clusterKey, String clientUrl) {
+    Deadline deadline = newDeadline();
+    MemberListResponse r =
+        await(memberListCall(clusterKey, clientUrl, deadline), clientUrl, deadline);
+    return EtcdMessages.memberList(clientUrl, r.getHeader(), r.getMembersList());
+  }
+
+  @Override
+  public List<Alarm> alarms(String clusterKey, String clientUrl) {
+    Deadline deadline = newDeadline();
+    return EtcdMessages.alarms(
+        await(alarmCall(clusterKey, clientUrl, deadline), clientUrl, deadline));
+  }
+
+  @Override
+  public Health health(String clusterKey, String clientUrl) {
+    long start = System.nanoTime();
+    Deadline deadline = newDeadline();
+    Optional<ProbeFailure> problem;
+    try {
+      RangeRequest read = RangeRequest.newBuilder().setKey(HEALTH_KEY).setCountOnly(true).build();
+      await(
+          call(clusterKey, clientUrl, KVGrpc.getRangeMethod(), read, deadline),
+          clientUrl,
+          deadline);
+      List<Alarm> alarms =
+          EtcdMessages.alarms(
+              await(alarmCall(clusterKey, clientUrl, deadline), clientUrl, deadline));
+      problem =
+          alarms.isEmpty()
+              ? Optional.empty()
+              : Optional.of(new ProbeFailure(EtcdFailure.ALARM, describe(alarms)));
+    } catch (EtcdException e) {
+      problem = Optional.of(ProbeFailure.of(e));
+    }
+    return new Health(
+        clientUrl, problem.isEmpty(), problem, Duration.ofNanos(System.nanoTime() - start));
+  }
+
+  @Override
+  public ClusterProbe probeAll(String clusterKey, List<String> expectedClientUrls) {
+    long start = System.nanoTime();
+    Deadline deadline = newDeadline();
+    List<CompletableFuture<MemberProbe>> inFlight = new ArrayList<>();
+    for (String url : expectedClientUrls) {
+      inFlight.add(probe(clusterKey, url, deadline));
+    }
+    List<MemberProbe> probes = new ArrayList<>();
+    for (int i = 0; i < inFlight.size(); i++) {
+      String url = expectedClientUrls.get(i);
+      try {
+        probes.add(await(inFlight.get(i), url, deadline));
+      } catch (EtcdException e) {
+        ProbeFailure failure = ProbeFailure.of(e);
+        probes.add(
+            new MemberProbe(
+                MemberStatus.unreachable(url, failure), Optional.empty(), Optional.of(failure)));
+      }
+    }
+    return ClusterProbe.of(probes, Duration.ofNanos(System.nanoTime() - start));
+  }
+
+  private CompletableFuture<MemberProbe> probe(String clusterKey, String url, Deadline deadline) {
+    CompletableFuture<MemberStatus> status =
+        statusCall(clusterKey, url, deadline)
+            .handle(
+                (r, t) ->
+                    t == null
+                        ? EtcdMessages.status(url, r)
+                        : MemberStatus.unreachable(url, probeFailure(t, url)));
+    CompletableFuture<ListAnswer> list =
+        memberListCall(clusterKey, url, deadline)
+            .handle(
+                (r, t) ->
+                    t == null
+                        ? new ListAnswer(
+                            Optional.of(
+                                EtcdMessages.memberList(url, r.getHeader(), r.getMembersList())),
+                            Optional.empty())
+                        : new ListAnswer(Optional.empty(), Optional.of(probeFailure(t, url))));
+    return status.thenCombine(list, (s, l) -> new MemberProbe(s, l.list(), l.failure()));
+  }
+
+  private record ListAnswer(Optional<MemberList> list, Optional<ProbeFailure> failure) {}
+
+  /** Expected failures become data; unexpected ones are thrown (and fail the probe round). */
+  private static ProbeFailure probeFailure(Throwable t, String url) {
+    RuntimeException e = GrpcErrors.classify(t, url);
+    if (e instanceof EtcdException expected) {
+      return ProbeFailure.of(expected);
+    }
+    throw e;
+  }
+
+  @Override
+  public MemberAdded addLearner(
+      String clusterKey, String clientUrl, long expectedClusterId, String learnerPeerUrl) {
+    requireClusterId(clusterKey, clientUrl, expectedClusterId);
+    MemberAddRequest request =
+        MemberAddRequest.newBuilder().addPeerURLs(learnerPeerUrl).setIsLearner(true).build();
+    Deadline deadline = newDeadline();
+    MemberAddResponse r =
+        await(
+            call(clusterKey, clientUrl, ClusterGrpc.getMemberAddMethod(), request, deadline),
+            clientUrl,
+            deadline);
+    return new MemberAdded(
+        EtcdMessages.member(r.getMember()),
+        EtcdMessages.memberList(clientUrl, r.getHeader(), r.getMembersList()));
+  }
+
+  @Override
+  public PromoteResult promoteLearner(
+      String clusterKey, String clientUrl, long expectedClusterId, long learnerId) {
+    requireClusterId(clusterKey, clientUrl, expectedClusterId);
+    MemberRemoveRequest request = MemberRemoveRequest.newBuilder().setID(learnerId).build();
+    Deadline deadline = newDeadline();
+    CompletableFuture<MemberRemoveResponse> promote =
+        call(clusterKey, clientUrl, EtcdMessages.MEMBER_PROMOTE, request, deadline);
+    try {
+      MemberRemoveResponse r = await(promote, clientUrl, deadline);
+      return new PromoteResult.Promoted(
+          EtcdMessages.memberList(clientUrl, r.getHeader(), r.getMembersList()));
+    } catch (EtcdException e) {
+      if (GrpcErrors.isLearnerNotReady(e.getCause())) {
+        return new PromoteResult.NotReadyYet(e.detail());
+      }
+      throw e;
+    }
+  }
+
+  @Override
+  public MemberList removeMember(
+      String clusterKey, String clientUrl, long expectedClusterId, long memberId) {
+    requireClusterId(clusterKey, clientUrl, expectedClusterId);
+    MemberRemoveRequest request = MemberRemoveRequest.newBuilder().setID(memberId).build();
+    Deadline deadline = newDeadline();
+    MemberRemoveResponse r =
+        await(
+            call(clusterKey, clientUrl, ClusterGrpc.getMemberRemoveMethod(), request, deadline),
+            clientUrl,
+            deadline);
+    return EtcdMessages.memberList(clientUrl, r.getHeader(), r.getMembersList());
+  }
+
+  @Override
+  public void moveLeader(
+      String clusterKey, String leaderClientUrl, long expectedClusterId, long targetMemberId) {
+    requireClusterId(clusterKey, leaderClientUrl, expectedClusterId);
+    MoveLeaderRequest request = MoveLeaderRequest.newBuilder().setTargetID(targetMemberId).build();
+    Deadline deadline = newDeadline();
+    await(
+        call(clusterKey, leaderClientUrl, MaintenanceGrpc.getMoveLeaderMethod(), request, deadline),
+        leaderClientUrl,
+        deadline);
+  }
+
+  @Override
+  public void closeCluster(String clusterKey) {
+    channels.closeCluster(clusterKey);
+  }
+
+  @Override
+  public void close() {
+    channels.close();
+    callbackExecutor.shutdownNow();
+    eventLoop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+  }
+
+  /** Refuses to change the membership of a cluster other than the one the caller means. */
+  private void requireClusterId(String clusterKey, String clientUrl, long expectedClusterId) {
+    if (expectedClusterId == 0) {
+      throw new IllegalArgumentException("a membership change needs the expected cluster ID");
+    }
+    Deadline deadline = newDeadline();
+    StatusResponse r = await(statusCall(clusterKey, clientUrl, deadline), clientUrl, deadline);
+    long actual = r.getHeader().getClusterId();
+    if (actual != expectedClusterId) {
+      throw new EtcdException(
+          EtcdFailure.CLUSTER_ID_MISMATCH,
+          clientUrl,
+          "expected cluster "
+              + Long.toHexString(expectedClusterId)
+              + " but member "
+              + Long.toHexString(r.getHeader().getMemberId())
+              + " belongs to cluster "
+              + Long.toHexString(actual),
+          null);
+    }
+  }
+
+  private CompletableFuture<StatusResponse> statusCall(String cluster, String url, Deadline d) {
+    return call(
+        cluster, url, MaintenanceGrpc.getStatusMethod(), StatusRequest.getDefaultInstance(), d);
+  }
+
+  private CompletableFuture<MemberListResponse> memberListCall(
+      String cluster, String url, Deadline d) {
+    return call(
+        cluster, url, ClusterGrpc.getMemberListMethod(), MemberListRequest.getDefaultInstance(), d);
+  }
+
+  private CompletableFuture<io.etcd.jetcd.api.AlarmResponse> alarmCall(
+      String cluster, String url, Deadline d) {
+    AlarmRequest request =
+        AlarmRequest.newBuilder()
+            .setAction(AlarmRequest.AlarmAction.GET)
+            .setAlarm(AlarmType.NONE)
+            .build();
+    return call(cluster, url, MaintenanceGrpc.getAlarmMethod(), request, d);
+  }
+
+  private <Q, R> CompletableFuture<R> call(
+      String clusterKey, String url, MethodDescriptor<Q, R> method, Q request, Deadline deadline) {
+    CompletableFuture<R> result = new CompletableFuture<>();
+    ClientCall<Q, R> call =
+        channels.get(clusterKey, url).newCall(method, CallOptions.DEFAULT.withDeadline(deadline));
+    ClientCalls.asyncUnaryCall(
+        call,
+        request,
+        new StreamObserver<>() {
+          @Override
+          public void onNext(R value) {
+            result.complete(value);
+          }
+
+          @Override
+          public void onError(Throwable t) {
+            result.completeExceptionally(t);
+          }
+
+          @Override
+          public void onCompleted() {}
+        });
+    return result;
+  }
+
+  /** Waits for a call; expected failures become {@link EtcdException}, others propagate. */
+  static <R> R await(CompletableFuture<R> call, String url, Deadline deadline) {
+    long waitNanos = deadline.timeRemaining(TimeUnit.NANOSECONDS) + SAFETY_MARGIN.toNanos();
+    try {
+      return call.get(Math.max(0, waitNanos), TimeUnit.NANOSECONDS);
+    } catch (ExecutionException e) {
+      throw GrpcErrors.classify(e.getCause(), url);
+    } catch (TimeoutException e) {
+      call.cancel(true);
+      throw new EtcdException(
+          EtcdFailure.DEADLINE_EXCEEDED, url, "no answer, even past the deadline", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      call.cancel(true);
+      throw new EtcdUnexpectedException("interrupted while waiting for " + url, e);
+    }
+  }
+
+  private Deadline newDeadline() {
+    return Deadline.after(config.deadline().toNanos(), TimeUnit.NANOSECONDS);
+  }
+
+  private static String describe(List<Alarm> alarms) {
+    StringBuilder s = new StringBuilder("alarms raised:");
+    for (Alarm a : alarms) {
+      s.append(' ').append(a.type()).append(" on member ").append(Long.toHexString(a.memberId()));
+    }
+    return s.toString();
+  }
+}
