@@ -14,7 +14,7 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     versionProvider = VersionCommand.Provider.class,
     description = "Runs durable etcd clusters on Kubernetes.",
-    subcommands = {VersionCommand.class, RenderCommand.class})
+    subcommands = {RunCommand.class, RenderCommand.class, VersionCommand.class})
 public final class Main {
   private Main() {}
 

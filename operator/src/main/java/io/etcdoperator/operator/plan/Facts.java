@@ -165,7 +165,7 @@ final class Facts {
     }
     MemberProbe p = probe.get();
     if (!p.reachable()) {
-      return view.pod(m.ordinal()).isEmpty() ? "no pod" : "unreachable: " + p.error();
+      return view.pod(m.ordinal()).isEmpty() ? "no pod" : p.error();
     }
     if (p.clusterId() != clusterId) {
       return "belongs to another cluster (" + Hex.id(p.clusterId()) + ")";

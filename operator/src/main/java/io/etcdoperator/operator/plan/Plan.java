@@ -1,6 +1,7 @@
 package io.etcdoperator.operator.plan;
 
 import io.etcdoperator.api.v1alpha1.EtcdClusterStatus;
+import io.etcdoperator.operator.model.InitialMember;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -35,7 +36,4 @@ public record Plan(
       members = List.copyOf(members);
     }
   }
-
-  /** One entry of {@code ETCD_INITIAL_CLUSTER}. */
-  public record InitialMember(String name, String peerUrl) {}
 }

@@ -1,5 +1,6 @@
 package io.etcdoperator.operator.plan;
 
+import io.etcdoperator.operator.model.InitialMember;
 import io.etcdoperator.operator.model.Names;
 import io.etcdoperator.operator.observe.ClaimView;
 import io.etcdoperator.operator.observe.ClusterView;
@@ -7,7 +8,6 @@ import io.etcdoperator.operator.observe.PodView;
 import io.etcdoperator.operator.observe.StatefulSetView;
 import io.etcdoperator.operator.plan.Facts.Member;
 import io.etcdoperator.operator.plan.Plan.ClusterStateDecision;
-import io.etcdoperator.operator.plan.Plan.InitialMember;
 import io.etcdoperator.operator.plan.Target.Desired;
 import java.time.Duration;
 import java.util.ArrayList;

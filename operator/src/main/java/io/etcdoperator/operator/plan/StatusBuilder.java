@@ -222,8 +222,7 @@ final class StatusBuilder {
       String why =
           facts.view.pod(i).isEmpty()
               ? "no pod"
-              : p.map(x -> x.reachable() ? "sees no leader" : "unreachable: " + x.error())
-                  .orElse("not probed");
+              : p.map(x -> x.reachable() ? "sees no leader" : x.error()).orElse("not probed");
       missing.add(Names.member(target.name(), i) + " (" + why + ")");
     }
     return "quorum lost: no member of "
@@ -339,7 +338,7 @@ final class StatusBuilder {
       String message;
       if (facts.members.isEmpty()) {
         message =
-            p.map(x -> x.reachable() ? "answers, no quorum yet" : "unreachable: " + x.error())
+            p.map(x -> x.reachable() ? "answers, no quorum yet" : x.error())
                 .orElse(facts.view.pod(i).isPresent() ? "not probed" : "no pod");
         s.setVersion(p.filter(MemberProbe::reachable).map(MemberProbe::version).orElse(null));
       } else {

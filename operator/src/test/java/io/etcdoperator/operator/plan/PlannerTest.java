@@ -435,7 +435,7 @@ class PlannerTest {
   void existingConfigMapListsEveryMemberIncludingAnUnstartedLearner() {
     Plan plan = Planner.plan(target(4), Views.healthy(3).learner(3, false).build());
     assertThat(plan.clusterState().orElseThrow().members())
-        .extracting(Plan.InitialMember::name)
+        .extracting(io.etcdoperator.operator.model.InitialMember::name)
         .containsExactly("test-0", "test-1", "test-2", "test-3");
     assertThat(plan.clusterState().orElseThrow().members().get(3).peerUrl())
         .isEqualTo("http://test-3.test-headless.default.svc:2380");
@@ -450,7 +450,7 @@ class PlannerTest {
     assertThat(message(plan, Conditions.AVAILABLE))
         .isEqualTo(
             "quorum lost: 0 of 3 voters healthy, 2 needed; missing: test-0 (sees no leader),"
-                + " test-1 (unreachable: connection refused), test-2 (no pod)");
+                + " test-1 (connection refused), test-2 (no pod)");
     assertThat(condition(plan, Conditions.DEGRADED)).isEqualTo("True/QuorumLost");
   }
 
@@ -466,7 +466,7 @@ class PlannerTest {
         .containsExactly("Voter", "Voter", "Voter", "Learner");
     assertThat(members).extracting(m -> m.getLeader()).containsExactly(true, false, false, false);
     assertThat(members).extracting(m -> m.getHealthy()).containsExactly(true, true, false, true);
-    assertThat(members.get(2).getMessage()).isEqualTo("unreachable: connection refused");
+    assertThat(members.get(2).getMessage()).isEqualTo("connection refused");
     assertThat(members.get(0).getId()).isEqualTo("100");
     assertThat(plan.status().getClusterID()).isEqualTo("c1");
     assertThat(plan.status().getLeader()).isEqualTo("test-0");

@@ -1,0 +1,144 @@
+package io.etcdoperator.operator;
+
+import io.etcdoperator.operator.etcd.EtcdService;
+import io.etcdoperator.operator.etcd.EtcdServiceConfig;
+import io.etcdoperator.operator.etcd.JetcdEtcdService;
+import io.etcdoperator.operator.reconcile.EtcdClusterReconciler;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
+import io.javaoperatorsdk.operator.Operator;
+import io.javaoperatorsdk.operator.api.config.LeaderElectionConfigurationBuilder;
+import io.javaoperatorsdk.operator.monitoring.micrometer.MicrometerMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.time.Clock;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The running operator: the EtcdCluster controller on the Java Operator SDK, its etcd connections,
+ * leader election on a Lease when configured, and the health and metrics endpoint. {@link #start}
+ * returns once the controller runs (or waits for leadership); {@link #close} stops it all.
+ *
+ * <p>The operator writes without server-side apply (status by JSON patch, objects by update with a
+ * resourceVersion), so that a real API server and fabric8's mock server see the same requests.
+ */
+public final class EtcdOperator implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(EtcdOperator.class);
+
+  private final Operator operator;
+  private final EtcdService etcd;
+  private final Optional<HttpEndpoints> http;
+  private final PrometheusMeterRegistry registry;
+
+  private EtcdOperator(
+      Operator operator,
+      EtcdService etcd,
+      Optional<HttpEndpoints> http,
+      PrometheusMeterRegistry registry) {
+    this.operator = operator;
+    this.etcd = etcd;
+    this.http = http;
+    this.registry = registry;
+  }
+
+  public static EtcdOperator start(KubernetesClient client, OperatorSettings settings) {
+    JulBridge.install();
+    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    new JvmMemoryMetrics().bindTo(registry);
+    new JvmThreadMetrics().bindTo(registry);
+    new JvmGcMetrics().bindTo(registry);
+    AtomicBoolean leading = new AtomicBoolean(settings.leaderElection().isEmpty());
+    EtcdService etcd =
+        new JetcdEtcdService(EtcdServiceConfig.defaults().withDeadline(settings.etcdDeadline()));
+
+    Operator operator =
+        new Operator(
+            o -> {
+              o.withKubernetesClient(client)
+                  .withCloseClientOnStop(false)
+                  .withUseSSAToPatchPrimaryResource(false)
+                  .withSSABasedCreateUpdateMatchForDependentResources(false)
+                  .withConcurrentReconciliationThreads(settings.reconcileThreads())
+                  .withMetrics(
+                      MicrometerMetrics.newPerResourceCollectingMicrometerMetricsBuilder(registry)
+                          .build());
+              settings
+                  .leaderElection()
+                  .ifPresent(
+                      le ->
+                          o.withLeaderElectionConfiguration(
+                              LeaderElectionConfigurationBuilder.aLeaderElectionConfiguration(
+                                      le.name())
+                                  .withLeaseNamespace(le.namespace())
+                                  .withIdentity(le.identity())
+                                  .withLeaderCallbacks(
+                                      new LeaderCallbacks(
+                                          () -> {
+                                            LOG.info("Leading as {}", le.identity());
+                                            leading.set(true);
+                                          },
+                                          () -> {
+                                            LOG.info("Stopped leading as {}", le.identity());
+                                            leading.set(false);
+                                          },
+                                          newLeader -> LOG.info("Leader is {}", newLeader)))
+                                  .build()));
+            });
+    operator.register(
+        new EtcdClusterReconciler(etcd, Clock.systemUTC()),
+        c -> {
+          if (!settings.namespaces().isEmpty()) {
+            c.settingNamespaces(settings.namespaces());
+          }
+        });
+    operator.start();
+    Optional<HttpEndpoints> http =
+        settings
+            .http()
+            .map(
+                h ->
+                    new HttpEndpoints(
+                        h,
+                        () ->
+                            operator.getRuntimeInfo().isStarted()
+                                && (!leading.get()
+                                    || operator.getRuntimeInfo().allEventSourcesAreHealthy()),
+                        () -> operator.getRuntimeInfo().isStarted(),
+                        registry::scrape));
+    LOG.info(
+        "etcd-operator started, watching {}",
+        settings.namespaces().isEmpty() ? "all namespaces" : settings.namespaces());
+    return new EtcdOperator(operator, etcd, http, registry);
+  }
+
+  /** The port of the health and metrics endpoint, when there is one. */
+  public Optional<Integer> httpPort() {
+    return http.map(HttpEndpoints::port);
+  }
+
+  /** Successful reconciles so far, over all clusters (from the framework's own metrics). */
+  public double successfulReconciles() {
+    return registry.find("operator.sdk.reconciliations.success").counters().stream()
+        .mapToDouble(c -> c.count())
+        .sum();
+  }
+
+  /** The metrics, as /metrics serves them. */
+  public String scrapeMetrics() {
+    return registry.scrape();
+  }
+
+  @Override
+  public void close() {
+    http.ifPresent(HttpEndpoints::close);
+    operator.stop();
+    etcd.close();
+    registry.close();
+  }
+}

@@ -1,0 +1,67 @@
+package io.etcdoperator.operator;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * How to run the operator.
+ *
+ * @param namespaces namespaces to watch; empty: all
+ * @param leaderElection a Lease to hold before acting, when several replicas may run
+ * @param http where to serve /healthz, /readyz and /metrics; empty: nowhere
+ * @param etcdDeadline deadline of every call to etcd
+ * @param reconcileThreads clusters reconciled at once
+ */
+public record OperatorSettings(
+    Set<String> namespaces,
+    Optional<LeaderElection> leaderElection,
+    Optional<Http> http,
+    Duration etcdDeadline,
+    int reconcileThreads) {
+
+  public OperatorSettings {
+    namespaces = Set.copyOf(namespaces);
+  }
+
+  /** All namespaces, no leader election, no HTTP endpoint, 1 s etcd deadline. */
+  public static OperatorSettings defaults() {
+    return new OperatorSettings(
+        Set.of(), Optional.empty(), Optional.empty(), Duration.ofSeconds(1), 10);
+  }
+
+  public OperatorSettings withNamespaces(Set<String> value) {
+    return new OperatorSettings(value, leaderElection, http, etcdDeadline, reconcileThreads);
+  }
+
+  public OperatorSettings withLeaderElection(LeaderElection value) {
+    return new OperatorSettings(
+        namespaces, Optional.of(value), http, etcdDeadline, reconcileThreads);
+  }
+
+  public OperatorSettings withHttp(Http value) {
+    return new OperatorSettings(
+        namespaces, leaderElection, Optional.of(value), etcdDeadline, reconcileThreads);
+  }
+
+  public OperatorSettings withEtcdDeadline(Duration value) {
+    return new OperatorSettings(namespaces, leaderElection, http, value, reconcileThreads);
+  }
+
+  /**
+   * The Lease that elects the one acting replica.
+   *
+   * @param namespace the Lease's namespace
+   * @param name the Lease's name
+   * @param identity this replica's identity (e.g. its pod name)
+   */
+  public record LeaderElection(String namespace, String name, String identity) {}
+
+  /**
+   * The health and metrics endpoint.
+   *
+   * @param host address to bind
+   * @param port port to bind (0: any free port)
+   */
+  public record Http(String host, int port) {}
+}

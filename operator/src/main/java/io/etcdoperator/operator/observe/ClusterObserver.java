@@ -1,0 +1,144 @@
+package io.etcdoperator.operator.observe;
+
+import io.etcdoperator.operator.etcd.ClusterProbe;
+import io.etcdoperator.operator.etcd.EtcdService;
+import io.etcdoperator.operator.etcd.ProbeFailure;
+import io.etcdoperator.operator.model.Names;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+import java.util.SortedSet;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * Builds the {@link ClusterView} of one reconcile: the cluster's Kubernetes objects (from the
+ * informer caches, handed in) and one probe of every member it expects, all at once.
+ *
+ * <p>Expected members: every ordinal below the StatefulSet's replicas, every pod, and every member
+ * the cluster-state ConfigMap records. Probing a member whose pod does not exist costs a failed
+ * name lookup, not a deadline.
+ */
+public final class ClusterObserver {
+  private final EtcdService etcd;
+  private final Clock clock;
+
+  public ClusterObserver(EtcdService etcd, Clock clock) {
+    this.etcd = etcd;
+    this.clock = clock;
+  }
+
+  /** The Kubernetes objects of one cluster, as the caches hold them. */
+  public record Objects(
+      Optional<StatefulSet> statefulSet,
+      Collection<Pod> pods,
+      Collection<PersistentVolumeClaim> claims,
+      Optional<ConfigMap> clusterState) {}
+
+  public ClusterView observe(String namespace, String cluster, Objects objects) {
+    Optional<StatefulSetView> sts = objects.statefulSet().map(KubernetesViews::statefulSet);
+    TreeMap<Integer, PodView> pods = new TreeMap<>();
+    objects
+        .pods()
+        .forEach(p -> KubernetesViews.pod(cluster, p).ifPresent(v -> pods.put(v.ordinal(), v)));
+    TreeMap<Integer, ClaimView> claims = new TreeMap<>();
+    objects
+        .claims()
+        .forEach(c -> KubernetesViews.claim(cluster, c).ifPresent(v -> claims.put(v.ordinal(), v)));
+    Optional<ClusterStateView> state = objects.clusterState().map(KubernetesViews::clusterState);
+
+    SortedSet<Integer> expected = new TreeSet<>(pods.keySet());
+    sts.ifPresent(
+        s -> {
+          for (int i = 0; i < s.replicas(); i++) {
+            expected.add(i);
+          }
+        });
+    state.ifPresent(
+        s ->
+            s.memberNames().stream()
+                .mapToInt(n -> Names.ordinalOf(cluster, n))
+                .filter(i -> i >= 0)
+                .forEach(expected::add));
+
+    TreeMap<Integer, MemberProbe> probes = new TreeMap<>();
+    Optional<MemberList> memberList = Optional.empty();
+    if (!expected.isEmpty()) {
+      List<Integer> ordinals = new ArrayList<>(expected);
+      List<String> urls =
+          ordinals.stream().map(i -> Names.clientUrl(namespace, cluster, i)).toList();
+      ClusterProbe probe = etcd.probeAll(namespace + "/" + cluster, urls);
+      for (int k = 0; k < ordinals.size(); k++) {
+        int ordinal = ordinals.get(k);
+        probe.find(urls.get(k)).ifPresent(p -> probes.put(ordinal, toView(ordinal, p.status())));
+      }
+      memberList =
+          probe
+              .memberList()
+              .map(
+                  list ->
+                      new MemberList(
+                          list.members().stream()
+                              .map(
+                                  m ->
+                                      new MemberList.Member(
+                                          m.id(),
+                                          m.name(),
+                                          m.peerUrls(),
+                                          m.clientUrls(),
+                                          m.learner()))
+                              .toList(),
+                          ordinalOf(namespace, cluster, ordinals, urls, list.endpoint())));
+    }
+    return new ClusterView(clock.instant(), sts, pods, claims, state, probes, memberList);
+  }
+
+  private static int ordinalOf(
+      String namespace,
+      String cluster,
+      List<Integer> ordinals,
+      List<String> urls,
+      String endpoint) {
+    int k = urls.indexOf(endpoint);
+    return k < 0 ? -1 : ordinals.get(k);
+  }
+
+  static MemberProbe toView(int ordinal, io.etcdoperator.operator.etcd.MemberStatus s) {
+    if (!s.reachable()) {
+      return MemberProbe.unreachable(ordinal, s.endpoint(), describe(s.failure().orElseThrow()));
+    }
+    return new MemberProbe(
+        ordinal,
+        s.endpoint(),
+        true,
+        null,
+        s.clusterId(),
+        s.memberId(),
+        s.leaderId(),
+        s.raftTerm(),
+        s.raftIndex(),
+        s.learner(),
+        s.version(),
+        s.dbSize(),
+        s.errors());
+  }
+
+  /**
+   * A short, stable description: the status must not change from one reconcile to the next only
+   * because an error text carried an address or a duration, or because a member that does not
+   * answer was refused once and timed out the next time (gRPC's reconnect back-off makes a dead
+   * member do both).
+   */
+  static String describe(ProbeFailure f) {
+    return switch (f.failure()) {
+      case UNREACHABLE, DEADLINE_EXCEEDED -> "not answering";
+      default -> f.failure().name().toLowerCase().replace('_', ' ');
+    };
+  }
+}

@@ -1,0 +1,100 @@
+package io.etcdoperator.operator.reconcile;
+
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Makes one live object what the model wants, with as few writes as possible: none when the live
+ * object carries the hash of the same desired object (and, for the two fields others are known to
+ * touch, a StatefulSet's replicas and a ConfigMap's data, still holds the desired value).
+ *
+ * <p>An update replaces what the operator owns and keeps what others own: labels and annotations
+ * others added, finalizers, a Service's allocated cluster IPs, and the fields of a StatefulSet that
+ * Kubernetes forbids changing (selector, serviceName, volumeClaimTemplates, podManagementPolicy).
+ * The update carries the live resourceVersion: a concurrent change fails it with a conflict, and
+ * the framework retries the reconcile.
+ */
+final class ObjectWriter {
+  private static final Logger LOG = LoggerFactory.getLogger(ObjectWriter.class);
+
+  private final KubernetesClient client;
+
+  ObjectWriter(KubernetesClient client) {
+    this.client = client;
+  }
+
+  /** The written object, or empty when the live one was already as desired. */
+  <T extends HasMetadata> Optional<T> ensure(T desired, Optional<T> live) {
+    String hash = DesiredHash.stamp(desired);
+    if (live.isEmpty()) {
+      LOG.info("Creating {} {}", desired.getKind(), desired.getMetadata().getName());
+      return Optional.of(client.resource(desired).create());
+    }
+    T current = live.get();
+    if (hash.equals(DesiredHash.on(current)) && ownedFieldsHold(desired, current)) {
+      return Optional.empty();
+    }
+    T merged = keepWhatOthersOwn(desired, current);
+    LOG.info("Updating {} {}", desired.getKind(), desired.getMetadata().getName());
+    return Optional.of(client.resource(merged).update());
+  }
+
+  private static boolean ownedFieldsHold(HasMetadata desired, HasMetadata live) {
+    if (desired instanceof StatefulSet d && live instanceof StatefulSet l) {
+      return Objects.equals(d.getSpec().getReplicas(), l.getSpec().getReplicas());
+    }
+    if (desired instanceof ConfigMap d && live instanceof ConfigMap l) {
+      return Objects.equals(d.getData(), l.getData());
+    }
+    return true;
+  }
+
+  static <T extends HasMetadata> T keepWhatOthersOwn(T desired, T live) {
+    var meta = desired.getMetadata();
+    meta.setResourceVersion(live.getMetadata().getResourceVersion());
+    meta.setLabels(union(live.getMetadata().getLabels(), meta.getLabels()));
+    meta.setAnnotations(union(live.getMetadata().getAnnotations(), meta.getAnnotations()));
+    meta.setFinalizers(live.getMetadata().getFinalizers());
+    if (desired instanceof Service d && live instanceof Service l) {
+      if (d.getSpec().getClusterIP() == null) {
+        d.getSpec().setClusterIP(l.getSpec().getClusterIP());
+        d.getSpec().setClusterIPs(l.getSpec().getClusterIPs());
+      }
+    }
+    if (desired instanceof StatefulSet d && live instanceof StatefulSet l) {
+      var ds = d.getSpec();
+      var ls = l.getSpec();
+      if (!Objects.equals(ds.getVolumeClaimTemplates(), ls.getVolumeClaimTemplates())) {
+        LOG.warn(
+            "StatefulSet {}: the claim template cannot change on a running StatefulSet; existing"
+                + " claims keep their size and class",
+            meta.getName());
+      }
+      ds.setSelector(ls.getSelector());
+      ds.setServiceName(ls.getServiceName());
+      ds.setVolumeClaimTemplates(ls.getVolumeClaimTemplates());
+      ds.setPodManagementPolicy(ls.getPodManagementPolicy());
+    }
+    return desired;
+  }
+
+  private static Map<String, String> union(Map<String, String> theirs, Map<String, String> ours) {
+    Map<String, String> result = new LinkedHashMap<>();
+    if (theirs != null) {
+      result.putAll(theirs);
+    }
+    if (ours != null) {
+      result.putAll(ours);
+    }
+    return result.isEmpty() ? null : result;
+  }
+}

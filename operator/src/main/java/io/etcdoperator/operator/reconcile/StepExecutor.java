@@ -1,0 +1,116 @@
+package io.etcdoperator.operator.reconcile;
+
+import io.etcdoperator.operator.etcd.EtcdException;
+import io.etcdoperator.operator.etcd.EtcdFailure;
+import io.etcdoperator.operator.etcd.EtcdService;
+import io.etcdoperator.operator.etcd.PromoteResult;
+import io.etcdoperator.operator.observe.ClusterView;
+import io.etcdoperator.operator.observe.MemberProbe;
+import io.etcdoperator.operator.plan.Step;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Carries out the planner's one step: a membership call to etcd, or a pod or claim deletion.
+ * Membership calls go to the leader (etcd 3.4 answers a promotion reliably only there, and moving
+ * leadership is accepted only from it) and name the cluster ID the planner saw, so a call can never
+ * land in another cluster. Expected failures become an outcome; the next reconcile is the retry.
+ */
+final class StepExecutor {
+  private static final Logger LOG = LoggerFactory.getLogger(StepExecutor.class);
+
+  private final KubernetesClient client;
+  private final EtcdService etcd;
+
+  /** What came of a step. */
+  sealed interface Outcome {
+    /** Done: an Event says what. */
+    record Done(String reason, String message) implements Outcome {}
+
+    /** Not done yet, and that is normal (a learner still catching up). */
+    record NotYet(String message) implements Outcome {}
+
+    /** An expected failure: a Warning Event says what; the next reconcile tries again. */
+    record Failed(String message) implements Outcome {}
+
+    /** There was nothing to do. */
+    record Nothing() implements Outcome {}
+  }
+
+  StepExecutor(KubernetesClient client, EtcdService etcd) {
+    this.client = client;
+    this.etcd = etcd;
+  }
+
+  Outcome execute(String namespace, String cluster, Step step, ClusterView view) {
+    String key = namespace + "/" + cluster;
+    try {
+      return act(namespace, key, step, view);
+    } catch (EtcdException e) {
+      LOG.warn("Could not {}: {}", step.describe(), e.getMessage());
+      return new Outcome.Failed(
+          "could not " + step.describe() + ": " + e.failure() + " " + e.detail());
+    }
+  }
+
+  private Outcome act(String namespace, String key, Step step, ClusterView view) {
+    if (step instanceof Step.AddLearner s) {
+      Target t = leader(view);
+      var added = etcd.addLearner(key, t.endpoint(), t.clusterId(), s.peerUrl());
+      return new Outcome.Done(
+          "MemberAdded",
+          "added " + s.name() + " as learner " + added.member().hexId() + " (" + s.peerUrl() + ")");
+    }
+    if (step instanceof Step.PromoteLearner s) {
+      Target t = leader(view);
+      PromoteResult result = etcd.promoteLearner(key, t.endpoint(), t.clusterId(), s.memberId());
+      return result instanceof PromoteResult.NotReadyYet nr
+          ? new Outcome.NotYet("learner " + s.name() + " is not in sync yet: " + nr.detail())
+          : new Outcome.Done("MemberPromoted", "promoted " + s.name() + " to a voting member");
+    }
+    if (step instanceof Step.RemoveMember s) {
+      Target t = leader(view);
+      try {
+        etcd.removeMember(key, t.endpoint(), t.clusterId(), s.memberId());
+      } catch (EtcdException e) {
+        if (e.failure() != EtcdFailure.MEMBER_NOT_FOUND) {
+          throw e;
+        }
+      }
+      return new Outcome.Done("MemberRemoved", "removed " + s.name() + ": " + s.reason());
+    }
+    if (step instanceof Step.MoveLeader s) {
+      Target t = leader(view);
+      etcd.moveLeader(key, t.endpoint(), t.clusterId(), s.toId());
+      return new Outcome.Done("LeaderMoved", "moved leadership from " + s.from() + " to " + s.to());
+    }
+    if (step instanceof Step.DeletePods s) {
+      for (String pod : s.pods()) {
+        client.pods().inNamespace(namespace).withName(pod).delete();
+      }
+      return new Outcome.Done("PodsDeleted", step.describe());
+    }
+    if (step instanceof Step.DeleteClaim s) {
+      client.persistentVolumeClaims().inNamespace(namespace).withName(s.claim()).delete();
+      return new Outcome.Done("ClaimDeleted", step.describe());
+    }
+    return new Outcome.Nothing();
+  }
+
+  private record Target(String endpoint, long clusterId) {}
+
+  private static Target leader(ClusterView view) {
+    Optional<MemberProbe> leader =
+        view.probes().values().stream()
+            .filter(p -> p.reachable() && p.memberId() != 0 && p.memberId() == p.leaderId())
+            .findFirst();
+    MemberProbe p =
+        leader.orElseThrow(
+            () ->
+                new EtcdException(
+                    EtcdFailure.NOT_LEADER, "", "no member answered as the leader", null));
+    return new Target(p.endpoint(), p.clusterId());
+  }
+}
