@@ -77,6 +77,11 @@ public final class EtcdOperator implements AutoCloseable {
                                       le.name())
                                   .withLeaseNamespace(le.namespace())
                                   .withIdentity(le.identity())
+                                  .withLeaseDuration(le.leaseDuration())
+                                  .withRenewDeadline(
+                                      le.leaseDuration().multipliedBy(2).dividedBy(3))
+                                  .withRetryPeriod(le.leaseDuration().dividedBy(5))
+                                  .withExitOnStopLeading(le.exitWhenLost())
                                   .withLeaderCallbacks(
                                       new LeaderCallbacks(
                                           () -> {

@@ -54,8 +54,20 @@ public record OperatorSettings(
    * @param namespace the Lease's namespace
    * @param name the Lease's name
    * @param identity this replica's identity (e.g. its pod name)
+   * @param leaseDuration how long a Lease not renewed stays held
+   * @param exitWhenLost end the process when leadership is lost (a replica that lost its Lease must
+   *     stop acting at once; exiting is the safe way, and Kubernetes restarts it as a candidate)
    */
-  public record LeaderElection(String namespace, String name, String identity) {}
+  public record LeaderElection(
+      String namespace,
+      String name,
+      String identity,
+      Duration leaseDuration,
+      boolean exitWhenLost) {
+    public LeaderElection(String namespace, String name, String identity) {
+      this(namespace, name, identity, Duration.ofSeconds(15), true);
+    }
+  }
 
   /**
    * The health and metrics endpoint.

@@ -30,7 +30,7 @@ public final class MockApi implements AutoCloseable {
             new io.fabric8.mockwebserver.Context(),
             new io.fabric8.mockwebserver.MockWebServer(),
             new java.util.HashMap<>(),
-            new io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher(),
+            new AuthorizingCrudDispatcher(),
             false);
     server.init(java.net.InetAddress.getLoopbackAddress(), 0);
     client = server.createClient();
@@ -75,6 +75,27 @@ public final class MockApi implements AutoCloseable {
     return drainRequests().stream()
         .filter(r -> WRITES.contains(r.substring(0, r.indexOf(' '))))
         .toList();
+  }
+
+  /**
+   * The CRUD dispatcher, plus the one authorization question the operator asks (JOSDK's leader
+   * election checks its Lease permissions with a SelfSubjectRulesReview, which the mock rejects):
+   * answered as an API server would for a service account allowed everything.
+   */
+  static final class AuthorizingCrudDispatcher
+      extends io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher {
+    @Override
+    public io.fabric8.mockwebserver.http.MockResponse handleCreate(RecordedRequest request) {
+      if (request.getPath().contains("/selfsubjectrulesreviews")) {
+        return new io.fabric8.mockwebserver.http.MockResponse()
+            .setResponseCode(201)
+            .setBody(
+                "{\"apiVersion\":\"authorization.k8s.io/v1\",\"kind\":\"SelfSubjectRulesReview\","
+                    + "\"spec\":{},\"status\":{\"incomplete\":false,\"nonResourceRules\":[],"
+                    + "\"resourceRules\":[{\"apiGroups\":[\"*\"],\"resources\":[\"*\"],\"verbs\":[\"*\"]}]}}");
+      }
+      return super.handleCreate(request);
+    }
   }
 
   @Override
