@@ -29,7 +29,7 @@ app.kubernetes.io/instance: {{ .Release.Name }}
   verbs: [get, list, watch, delete]
 - apiGroups: [""]
   resources: [persistentvolumeclaims]
-  verbs: [get, list, watch, delete]
+  verbs: [get, list, watch, patch, delete]
 - apiGroups: [""]
   resources: [events]
   verbs: [create, patch]

@@ -134,6 +134,9 @@ final class MemberPod {
         .withName(Names.DATA_VOLUME)
         .withMountPath(Names.DATA_MOUNT_PATH)
         .endVolumeMount()
+        // A member that lost its data dies with a raft panic; the tail of its log in the pod's
+        // status is how the operator learns it (see Facts#lostData).
+        .withTerminationMessagePolicy("FallbackToLogsOnError")
         // Loading a large data dir can take minutes: up to 5 before liveness takes over.
         .withStartupProbe(httpProbe("/version", Names.PEER_PORT, 5, 60))
         .withLivenessProbe(httpProbe("/version", Names.PEER_PORT, 10, 6))

@@ -55,6 +55,9 @@ public final class Names {
   /** On the pod template, and so on every member pod: the hash of the template it was made from. */
   public static final String POD_TEMPLATE_HASH_ANNOTATION = ANNOTATION_PREFIX + "pod-template-hash";
 
+  /** On a data claim: the ID (hex) of the etcd member whose data it holds. */
+  public static final String MEMBER_ID_ANNOTATION = ANNOTATION_PREFIX + "member-id";
+
   /** On every object the operator writes: the hash of the desired object last written. */
   public static final String DESIRED_HASH_ANNOTATION = ANNOTATION_PREFIX + "desired-hash";
 

@@ -6,5 +6,7 @@ package io.etcdoperator.operator.observe;
  * @param name claim name
  * @param ordinal StatefulSet ordinal it belongs to
  * @param terminating deletion requested
+ * @param memberId the etcd member whose data the claim holds ({@code etcd.aenix.io/member-id},
+ *     written once the member was seen healthy on it), or 0 when it never held a member's data
  */
-public record ClaimView(String name, int ordinal, boolean terminating) {}
+public record ClaimView(String name, int ordinal, boolean terminating, long memberId) {}

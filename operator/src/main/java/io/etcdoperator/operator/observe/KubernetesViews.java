@@ -57,6 +57,12 @@ public final class KubernetesViews {
             ? null
             : pod.getMetadata().getAnnotations().get(Names.POD_TEMPLATE_HASH_ANNOTATION);
     String created = pod.getMetadata().getCreationTimestamp();
+    String lastTermination =
+        etcd.map(c -> c.getLastState())
+            .map(s -> s.getTerminated())
+            .map(t -> t.getMessage())
+            .filter(m -> !m.isBlank())
+            .orElse(null);
     return Optional.of(
         new PodView(
             pod.getMetadata().getName(),
@@ -67,7 +73,8 @@ public final class KubernetesViews {
             restarts,
             pod.getMetadata().getDeletionTimestamp() != null,
             hash,
-            created == null ? null : Instant.parse(created)));
+            created == null ? null : Instant.parse(created),
+            lastTermination));
   }
 
   public static Optional<ClaimView> claim(String cluster, PersistentVolumeClaim claim) {
@@ -75,11 +82,20 @@ public final class KubernetesViews {
     if (ordinal < 0) {
       return Optional.empty();
     }
+    Map<String, String> annotations = claim.getMetadata().getAnnotations();
+    String id = annotations == null ? null : annotations.get(Names.MEMBER_ID_ANNOTATION);
+    long memberId;
+    try {
+      memberId = id == null ? 0 : Long.parseUnsignedLong(id, 16);
+    } catch (NumberFormatException e) {
+      memberId = 0;
+    }
     return Optional.of(
         new ClaimView(
             claim.getMetadata().getName(),
             ordinal,
-            claim.getMetadata().getDeletionTimestamp() != null));
+            claim.getMetadata().getDeletionTimestamp() != null,
+            memberId));
   }
 
   public static ClusterStateView clusterState(ConfigMap cm) {

@@ -14,6 +14,8 @@ import java.time.Instant;
  * @param terminating deletion requested
  * @param podTemplateHash the operator's pod template hash on this pod, or null
  * @param createdAt creation time (a recreated pod is younger)
+ * @param lastTermination the etcd container's last termination message (with {@code
+ *     FallbackToLogsOnError}: the tail of its log when it failed), or null
  */
 public record PodView(
     String name,
@@ -24,4 +26,5 @@ public record PodView(
     int restartCount,
     boolean terminating,
     String podTemplateHash,
-    Instant createdAt) {}
+    Instant createdAt,
+    String lastTermination) {}

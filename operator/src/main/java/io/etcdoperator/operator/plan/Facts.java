@@ -29,6 +29,14 @@ final class Facts {
   /** A member that lags the leader by more raft entries than this has not caught up. */
   static final long CAUGHT_UP_LAG = 1000;
 
+  /**
+   * What etcd prints when a member starts without the data its identity needs: raft's panic when
+   * the leader's commit index is beyond an empty log, and the refusal to bootstrap a member the
+   * cluster already has. The pod's termination message (FallbackToLogsOnError) carries them.
+   */
+  static final List<String> DATA_LOSS_SIGNS =
+      List.of("is out of range [lastIndex(", "has already been bootstrapped");
+
   final String namespace;
   final String cluster;
   final ClusterView view;
@@ -157,8 +165,31 @@ final class Facts {
     return probeOf(m).map(p -> p.raftIndex() + CAUGHT_UP_LAG >= leaderIndex).orElse(false);
   }
 
+  /**
+   * The line that shows an unhealthy member's pod runs without the member's data (it was wiped, or
+   * the claim was replaced), if its last termination says so.
+   */
+  Optional<String> lostData(Member m) {
+    if (healthy(m)) {
+      return Optional.empty();
+    }
+    return view.pod(m.ordinal())
+        .map(PodView::lastTermination)
+        .flatMap(
+            message ->
+                message
+                    .lines()
+                    .filter(line -> DATA_LOSS_SIGNS.stream().anyMatch(line::contains))
+                    .map(String::trim)
+                    .findFirst());
+  }
+
   /** Why a member is not healthy, for status and Events. */
   String whyUnhealthy(Member m) {
+    Optional<String> lost = lostData(m);
+    if (lost.isPresent()) {
+      return "runs without its data: " + abbreviate(lost.get());
+    }
     Optional<MemberProbe> probe = probeOf(m);
     if (probe.isEmpty()) {
       return view.pod(m.ordinal()).isPresent() ? "not probed" : "no pod";
@@ -177,6 +208,10 @@ final class Facts {
       return "alarms: " + String.join(", ", p.alarms());
     }
     return "healthy";
+  }
+
+  private static String abbreviate(String line) {
+    return line.length() > 160 ? line.substring(0, 160) + "..." : line;
   }
 
   /** Pods that run a template other than the desired one, by ordinal. */

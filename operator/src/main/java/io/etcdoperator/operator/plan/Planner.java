@@ -13,9 +13,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.SortedSet;
+import java.util.TreeMap;
 import java.util.stream.IntStream;
 
 /**
@@ -38,7 +40,11 @@ import java.util.stream.IntStream;
  *       ordinal (0 when hibernating). Then one membership step, in this order:
  *       <ol>
  *         <li>a learner: remove it if the spec no longer wants its ordinal, promote it once it is
- *             healthy (etcd refuses while it lags: "not yet"), else wait for it;
+ *             healthy (etcd refuses while it lags: "not yet"); before it starts, clear a claim (or
+ *             emptyDir) a former member of its ordinal left, so it starts on data of its own;
+ *         <li>a member whose pod runs without its data (its termination message shows raft's panic
+ *             over a lost log, or a refusal to bootstrap again): remove it, if the rest keep
+ *             quorum; it comes back as a new learner with empty data, through the next rule;
  *         <li>scale down: from the highest ordinal; move leadership off it first; remove it only if
  *             the rest keep quorum ({@link Quorum#canRemove});
  *         <li>scale up: clear a claim left by an earlier member of that ordinal (its data belongs
@@ -49,6 +55,8 @@ import java.util.stream.IntStream;
  *             rest would lack quorum, except in a 1- or 2-member cluster, which cannot tolerate a
  *             restart anyway (said in the status).
  *       </ol>
+ *       Every claim a healthy member runs on is marked with that member's ID, so that a claim left
+ *       behind is known for what it is.
  *   <li><b>Quorum lost, cluster formed before</b> (the ConfigMap says {@code existing}): make sure
  *       every known member has its pod (never shrink the StatefulSet), replace stale pods of
  *       members that are down anyway, and wait. Report {@code QuorumLost} naming the missing
@@ -115,6 +123,7 @@ public final class Planner {
         false,
         Optional.empty(),
         OptionalInt.empty(),
+        Map.of(),
         new Step.None(),
         report.status(),
         report.requeue());
@@ -142,6 +151,7 @@ public final class Planner {
         true,
         Optional.of(new ClusterStateDecision(false, members)),
         OptionalInt.of(desired.replicas()),
+        Map.of(),
         step,
         report.status(),
         report.requeue());
@@ -170,7 +180,13 @@ public final class Planner {
     }
     StatusBuilder.Report report = status.quorumLost(desired, step);
     return new Plan(
-        true, Optional.empty(), OptionalInt.of(replicas), step, report.status(), report.requeue());
+        true,
+        Optional.empty(),
+        OptionalInt.of(replicas),
+        Map.of(),
+        step,
+        report.status(),
+        report.requeue());
   }
 
   /** The StatefulSet already carries the desired template, so recreated pods get it. */
@@ -221,9 +237,29 @@ public final class Planner {
           true,
           Optional.of(new ClusterStateDecision(true, initial)),
           OptionalInt.of(replicas),
+          claimMembers(),
           step,
           report.status(),
           report.requeue());
+    }
+
+    /** Each healthy member's claim, marked with the member it holds, where it is not yet. */
+    private Map<String, Long> claimMembers() {
+      if (!desired.persistentStorage()) {
+        return Map.of();
+      }
+      Map<String, Long> marks = new TreeMap<>();
+      for (Member m : facts.members) {
+        ClaimView claim = facts.view.claims().get(m.ordinal());
+        if (claim != null
+            && !claim.terminating()
+            && m.etcd().started()
+            && facts.healthy(m)
+            && claim.memberId() != m.id()) {
+          marks.put(claim.name(), m.id());
+        }
+      }
+      return marks;
     }
 
     private Step nextStep() {
@@ -232,6 +268,22 @@ public final class Planner {
         return learnerStep(learner.get());
       }
       List<Member> ours = facts.members.stream().filter(m -> m.ordinal() >= 0).toList();
+      for (Member m : ours) {
+        Optional<String> lost = facts.lostData(m);
+        if (lost.isPresent()) {
+          return Quorum.canRemove(
+                  facts.voters().size(), facts.healthyVoters().size(), m.learner(), false)
+              ? new Step.RemoveMember(
+                  m.ordinal(),
+                  m.name(),
+                  m.id(),
+                  "its pod runs without its data; it comes back as a new member")
+              : new Step.Wait(
+                  "removing "
+                      + m.name()
+                      + ", which lost its data, would leave the cluster without quorum");
+        }
+      }
       if (ours.size() > desired.replicas()) {
         return scaleDown(ours.get(ours.size() - 1));
       }
@@ -250,7 +302,7 @@ public final class Planner {
             "the spec no longer wants this member");
       }
       if (!learner.etcd().started()) {
-        return new Step.Wait("learner " + learner.name() + " to start");
+        return startLearner(learner);
       }
       if (!facts.healthy(learner)) {
         return new Step.Wait("learner " + learner.name() + " to become healthy");
@@ -279,31 +331,73 @@ public final class Planner {
               "removing " + target.name() + " now would leave the cluster without quorum");
     }
 
+    /**
+     * Adds the lowest free ordinal. A claim left there by a former member holds data etcd would
+     * refuse (or worse, take for the new member's): when no pod uses it, it goes first, so the new
+     * member's pod starts on a fresh one; when a pod still runs on it (a member replaced in place),
+     * the learner is added first and {@link #startLearner} clears the claim.
+     */
     private Step scaleUp() {
       int ordinal =
           IntStream.iterate(0, i -> i + 1)
               .filter(i -> facts.memberAt(i).isEmpty())
               .findFirst()
               .orElseThrow();
-      String pod = Names.pod(target.name(), ordinal);
       Optional<ClaimView> claim = Optional.ofNullable(facts.view.claims().get(ordinal));
-      Optional<PodView> podView = facts.view.pod(ordinal);
-      if (claim.isPresent() && desired.persistentStorage()) {
-        if (!claim.get().terminating()) {
-          return new Step.DeleteClaim(
-              ordinal,
-              claim.get().name(),
-              "it holds the data of a former member " + pod + "; a new member starts empty");
-        }
-        if (podView.isPresent() && !podView.get().terminating()) {
-          return new Step.DeletePods(List.of(pod), "it still holds the claim of a former member");
-        }
-        return new Step.Wait("claim " + claim.get().name() + " to be deleted");
+      boolean podExists = facts.view.pod(ordinal).isPresent();
+      if (desired.persistentStorage()
+          && claim.isPresent()
+          && claim.get().memberId() != 0
+          && !podExists) {
+        return claim.get().terminating()
+            ? new Step.Wait("claim " + claim.get().name() + " to be deleted")
+            : new Step.DeleteClaim(
+                ordinal,
+                claim.get().name(),
+                "it holds the data of a former member "
+                    + Names.member(target.name(), ordinal)
+                    + "; a new member starts empty");
       }
       return new Step.AddLearner(
           ordinal,
           Names.member(target.name(), ordinal),
           Names.peerUrl(target.namespace(), target.name(), ordinal));
+    }
+
+    /**
+     * A learner that has not started yet: its pod must start on data of its own, not on a claim or
+     * an emptyDir that a former member of that ordinal left behind.
+     */
+    private Step startLearner(Member learner) {
+      int ordinal = learner.ordinal();
+      String pod = Names.pod(target.name(), ordinal);
+      Optional<ClaimView> claim = Optional.ofNullable(facts.view.claims().get(ordinal));
+      Optional<PodView> podView = facts.view.pod(ordinal);
+      if (desired.persistentStorage()
+          && claim.isPresent()
+          && claim.get().memberId() != 0
+          && claim.get().memberId() != learner.id()) {
+        if (!claim.get().terminating()) {
+          return new Step.DeleteClaim(
+              ordinal,
+              claim.get().name(),
+              "it holds the data of a former member " + learner.name());
+        }
+        if (podView.isPresent() && !podView.get().terminating()) {
+          return new Step.DeletePods(List.of(pod), "it still uses the claim of a former member");
+        }
+        return new Step.Wait("claim " + claim.get().name() + " to be deleted");
+      }
+      if (!desired.persistentStorage()
+          && podView.isPresent()
+          && !podView.get().terminating()
+          && !podView.get().running()
+          && podView.get().restartCount() > 0) {
+        return new Step.DeletePods(
+            List.of(pod),
+            "its emptyDir still holds a former member's data; a new pod starts empty");
+      }
+      return new Step.Wait("learner " + learner.name() + " to start");
     }
 
     private Step roll() {

@@ -21,6 +21,8 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
@@ -227,6 +229,7 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster>, Cle
                       StatefulSet.class,
                       model.statefulSet(replicas),
                       cached.named(StatefulSet.class, Names.statefulSet(name))));
+      plan.claimMembers().forEach((claim, memberId) -> markClaim(claim, memberId));
       Optional<PodDisruptionBudget> livePdb =
           cached.named(PodDisruptionBudget.class, Names.podDisruptionBudget(name));
       // The budget follows the members that exist, not the target: scaling 5 -> 3 must not
@@ -238,6 +241,22 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster>, Cle
       } else {
         livePdb.ifPresent(p -> context.getClient().resource(p).delete());
       }
+    }
+
+    /** Marks a claim with the member whose data it holds (a merge patch of one annotation). */
+    private void markClaim(String claim, long memberId) {
+      String patch =
+          "{\"metadata\":{\"annotations\":{\""
+              + Names.MEMBER_ID_ANNOTATION
+              + "\":\""
+              + Long.toHexString(memberId)
+              + "\"}}}";
+      context
+          .getClient()
+          .persistentVolumeClaims()
+          .inNamespace(cluster.getMetadata().getNamespace())
+          .withName(claim)
+          .patch(PatchContext.of(PatchType.JSON_MERGE), patch);
     }
 
     @SuppressWarnings("unchecked")

@@ -62,6 +62,7 @@ class DeployManifestsTest {
           "/persistentvolumeclaims get",
           "/persistentvolumeclaims list",
           "/persistentvolumeclaims watch",
+          "/persistentvolumeclaims patch",
           "/persistentvolumeclaims delete",
           "/events create",
           "/events patch");

@@ -188,15 +188,111 @@ class PlannerTest {
                 "True/QuorumHeld",
                 "False/ScalingUp")),
         row(
-            "scale up, old claim terminating but held by a pod: delete the pod",
+            "scale up where a pod still runs on a former member's claim: add the learner first",
             target(4),
             Views.healthy(3).claimTerminating(3).pod(3, true, false),
             expect(
-                delete("it still holds the claim of a former member", 3),
+                new Step.AddLearner(3, "test-3", Names.peerUrl(NS, NAME, 3)),
                 3,
                 EXISTING,
                 "True/QuorumHeld",
                 "False/ScalingUp")),
+        row(
+            "scale up onto a claim that never held data: just add the learner",
+            target(4),
+            Views.healthy(3).freshClaim(3),
+            expect(
+                new Step.AddLearner(3, "test-3", Names.peerUrl(NS, NAME, 3)),
+                3,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/ScalingUp")),
+        row(
+            "learner added where a former member's claim is: delete the claim",
+            target(4),
+            Views.healthy(3).learner(3, false).claimOf(3, 0x999, false),
+            expect(
+                new Step.DeleteClaim(
+                    3, "data-test-3", "it holds the data of a former member test-3"),
+                4,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/ScalingUp")),
+        row(
+            "learner's old claim terminating, a pod still on it: delete the pod",
+            target(4),
+            Views.healthy(3).learner(3, false).claimOf(3, 0x999, true).pod(3, false, false),
+            expect(
+                delete("it still uses the claim of a former member", 3),
+                4,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/ScalingUp")),
+        row(
+            "learner's old claim going away: wait",
+            target(4),
+            Views.healthy(3).learner(3, false).claimOf(3, 0x999, true),
+            expect(
+                new Step.Wait("claim data-test-3 to be deleted"),
+                4,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/ScalingUp")),
+        row(
+            "emptyDir learner whose pod crashes on a former member's data: new pod",
+            Target.valid(NS, NAME, 7, new Target.Desired(4, Views.HASH, false)),
+            Views.healthy(3)
+                .statefulSet(3, Views.HASH, false)
+                .learner(3, false)
+                .pod(3, true, false)
+                .down(3),
+            expect(
+                delete(
+                    "its emptyDir still holds a former member's data; a new pod starts empty", 3),
+                4,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/ScalingUp")),
+        row(
+            "a member lost its data (raft panic in its last words): remove it",
+            target(3),
+            Views.healthy(3)
+                .down(1)
+                .lastTermination(
+                    1,
+                    "2026-11-29 12:00:00.000000 C | raft: tocommit(9) is out of range [lastIndex(0)]. Was the raft log corrupted, truncated, or lost?\npanic: ..."),
+            expect(
+                remove(1, "its pod runs without its data; it comes back as a new member"),
+                3,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/MembersUnreachable")),
+        row(
+            "a member refused to bootstrap again: remove it",
+            target(3),
+            Views.healthy(3)
+                .down(2)
+                .lastTermination(
+                    2, "C | etcdmain: member 8e9e05c52164694d has already been bootstrapped"),
+            expect(
+                remove(2, "its pod runs without its data; it comes back as a new member"),
+                3,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/MembersUnreachable")),
+        row(
+            "a member that died of something else is left alone",
+            target(3),
+            Views.healthy(3)
+                .down(2)
+                .lastTermination(
+                    2, "C | etcdmain: listen tcp 0.0.0.0:2379: bind: address already in use"),
+            expect(new Step.None(), 3, EXISTING, "True/QuorumHeld", "False/MembersUnreachable")),
+        row(
+            "a member that lost its data, running again and healthy, is not removed",
+            target(3),
+            Views.healthy(3).lastTermination(1, "raft: tocommit(9) is out of range [lastIndex(0)]"),
+            expect(new Step.None(), 3, EXISTING, "True/QuorumHeld", "True/AllMembersReady")),
         row(
             "scale down 3 -> 1: remove the highest ordinal",
             target(1),
@@ -439,6 +535,32 @@ class PlannerTest {
         .containsExactly("test-0", "test-1", "test-2", "test-3");
     assertThat(plan.clusterState().orElseThrow().members().get(3).peerUrl())
         .isEqualTo("http://test-3.test-headless.default.svc:2380");
+  }
+
+  @Test
+  void healthyMembersClaimsAreMarkedWithTheirMember() {
+    Plan plan =
+        Planner.plan(target(3), Views.healthy(3).freshClaim(1).claimOf(2, 0x999, false).build());
+    assertThat(plan.claimMembers())
+        .containsOnly(
+            java.util.Map.entry("data-test-1", id(1)), java.util.Map.entry("data-test-2", id(2)));
+    assertThat(Planner.plan(target(3), Views.healthy(3).build()).claimMembers()).isEmpty();
+  }
+
+  @Test
+  void aMemberThatLostItsDataSaysSoInStatus() {
+    Plan plan =
+        Planner.plan(
+            target(3),
+            Views.healthy(3)
+                .down(1)
+                .lastTermination(
+                    1,
+                    "raft: tocommit(9) is out of range [lastIndex(0)]. Was the raft log corrupted?")
+                .build());
+    assertThat(plan.status().getMembers().get(1).getMessage())
+        .isEqualTo(
+            "runs without its data: raft: tocommit(9) is out of range [lastIndex(0)]. Was the raft log corrupted?");
   }
 
   @Test

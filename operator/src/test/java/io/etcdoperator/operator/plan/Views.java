@@ -139,7 +139,8 @@ final class Views {
             0,
             false,
             HASH,
-            NOW.minus(Duration.ofHours(1))));
+            NOW.minus(Duration.ofHours(1)),
+            null));
     return this;
   }
 
@@ -156,7 +157,8 @@ final class Views {
             p.restartCount(),
             p.terminating(),
             hash,
-            p.createdAt()));
+            p.createdAt(),
+            p.lastTermination()));
     return this;
   }
 
@@ -173,7 +175,8 @@ final class Views {
             p.restartCount(),
             p.terminating(),
             p.podTemplateHash(),
-            NOW.minus(ago)));
+            NOW.minus(ago),
+            p.lastTermination()));
     return this;
   }
 
@@ -190,7 +193,8 @@ final class Views {
             p.restartCount(),
             true,
             p.podTemplateHash(),
-            p.createdAt()));
+            p.createdAt(),
+            p.lastTermination()));
     return this;
   }
 
@@ -199,13 +203,45 @@ final class Views {
     return this;
   }
 
+  /** The claim of ordinal {@code i}, holding member {@code i}'s data. */
   Views claim(int i) {
-    claims.put(i, new ClaimView(Names.dataClaim(NAME, i), i, false));
+    claims.put(i, new ClaimView(Names.dataClaim(NAME, i), i, false, id(i)));
+    return this;
+  }
+
+  /** A claim that never held a member's data. */
+  Views freshClaim(int i) {
+    claims.put(i, new ClaimView(Names.dataClaim(NAME, i), i, false, 0));
+    return this;
+  }
+
+  /** The claim of ordinal {@code i}, holding the data of the member with ID {@code memberId}. */
+  Views claimOf(int i, long memberId, boolean terminating) {
+    claims.put(i, new ClaimView(Names.dataClaim(NAME, i), i, terminating, memberId));
     return this;
   }
 
   Views claimTerminating(int i) {
-    claims.put(i, new ClaimView(Names.dataClaim(NAME, i), i, true));
+    claims.put(i, new ClaimView(Names.dataClaim(NAME, i), i, true, id(i)));
+    return this;
+  }
+
+  /** The etcd container of pod {@code i} last died with this message in its status. */
+  Views lastTermination(int i, String message) {
+    PodView p = pods.get(i);
+    pods.put(
+        i,
+        new PodView(
+            p.name(),
+            i,
+            p.phase(),
+            p.ready(),
+            p.running(),
+            p.restartCount(),
+            p.terminating(),
+            p.podTemplateHash(),
+            p.createdAt(),
+            message));
     return this;
   }
 
@@ -246,7 +282,8 @@ final class Views {
               p.restartCount() + 1,
               false,
               p.podTemplateHash(),
-              p.createdAt()));
+              p.createdAt(),
+              p.lastTermination()));
     }
     return this;
   }
