@@ -96,7 +96,7 @@ public final class EtcdOperator implements AutoCloseable {
                                   .build()));
             });
     operator.register(
-        new EtcdClusterReconciler(etcd, Clock.systemUTC()),
+        new EtcdClusterReconciler(etcd, Clock.systemUTC(), settings.quorumLossAlarm()),
         c -> {
           if (!settings.namespaces().isEmpty()) {
             c.settingNamespaces(settings.namespaces());

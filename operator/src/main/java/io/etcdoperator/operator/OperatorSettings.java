@@ -12,13 +12,16 @@ import java.util.Set;
  * @param http where to serve /healthz, /readyz and /metrics; empty: nowhere
  * @param etcdDeadline deadline of every call to etcd
  * @param reconcileThreads clusters reconciled at once
+ * @param quorumLossAlarm how long quorum may stay lost before the status and a Warning say so
+ *     louder
  */
 public record OperatorSettings(
     Set<String> namespaces,
     Optional<LeaderElection> leaderElection,
     Optional<Http> http,
     Duration etcdDeadline,
-    int reconcileThreads) {
+    int reconcileThreads,
+    Duration quorumLossAlarm) {
 
   public OperatorSettings {
     namespaces = Set.copyOf(namespaces);
@@ -27,25 +30,42 @@ public record OperatorSettings(
   /** All namespaces, no leader election, no HTTP endpoint, 1 s etcd deadline. */
   public static OperatorSettings defaults() {
     return new OperatorSettings(
-        Set.of(), Optional.empty(), Optional.empty(), Duration.ofSeconds(1), 10);
+        Set.of(),
+        Optional.empty(),
+        Optional.empty(),
+        Duration.ofSeconds(1),
+        10,
+        Duration.ofMinutes(5));
   }
 
   public OperatorSettings withNamespaces(Set<String> value) {
-    return new OperatorSettings(value, leaderElection, http, etcdDeadline, reconcileThreads);
+    return new OperatorSettings(
+        value, leaderElection, http, etcdDeadline, reconcileThreads, quorumLossAlarm);
   }
 
   public OperatorSettings withLeaderElection(LeaderElection value) {
     return new OperatorSettings(
-        namespaces, Optional.of(value), http, etcdDeadline, reconcileThreads);
+        namespaces, Optional.of(value), http, etcdDeadline, reconcileThreads, quorumLossAlarm);
   }
 
   public OperatorSettings withHttp(Http value) {
     return new OperatorSettings(
-        namespaces, leaderElection, Optional.of(value), etcdDeadline, reconcileThreads);
+        namespaces,
+        leaderElection,
+        Optional.of(value),
+        etcdDeadline,
+        reconcileThreads,
+        quorumLossAlarm);
+  }
+
+  public OperatorSettings withQuorumLossAlarm(Duration value) {
+    return new OperatorSettings(
+        namespaces, leaderElection, http, etcdDeadline, reconcileThreads, value);
   }
 
   public OperatorSettings withEtcdDeadline(Duration value) {
-    return new OperatorSettings(namespaces, leaderElection, http, value, reconcileThreads);
+    return new OperatorSettings(
+        namespaces, leaderElection, http, value, reconcileThreads, quorumLossAlarm);
   }
 
   /**

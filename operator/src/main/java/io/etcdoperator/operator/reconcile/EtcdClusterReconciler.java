@@ -58,12 +58,14 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster>, Cle
 
   private final EtcdService etcd;
   private final Clock clock;
+  private final Duration quorumLossAlarm;
   private final ClusterObserver observer;
   private final Map<Class<?>, InformerEventSource<?, EtcdCluster>> caches = new HashMap<>();
 
-  public EtcdClusterReconciler(EtcdService etcd, Clock clock) {
+  public EtcdClusterReconciler(EtcdService etcd, Clock clock, Duration quorumLossAlarm) {
     this.etcd = etcd;
     this.clock = clock;
+    this.quorumLossAlarm = quorumLossAlarm;
     this.observer = new ClusterObserver(etcd, clock);
   }
 
@@ -117,7 +119,11 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster>, Cle
     actions.report(outcome);
 
     EtcdClusterStatus previous = cluster.getStatus();
-    EtcdClusterStatus status = StatusMerger.merge(previous, plan.status(), clock.instant());
+    EtcdClusterStatus status =
+        Escalation.apply(
+            StatusMerger.merge(previous, plan.status(), clock.instant()),
+            clock.instant(),
+            quorumLossAlarm);
     for (Transitions.Notice n : Transitions.between(previous, status)) {
       actions.event(n.warning(), n.reason(), n.message());
     }

@@ -54,6 +54,18 @@ public final class Transitions {
         .ifPresent(c -> notices.add(new Notice(true, "InvalidSpec", c.getMessage())));
     entered(previous, next, Conditions.DEGRADED, Conditions.ROLL_STUCK)
         .ifPresent(c -> notices.add(new Notice(true, "RollStuck", c.getMessage())));
+    if (condition(next, Conditions.DEGRADED)
+            .map(c -> Escalation.PERSISTING.equals(c.getReason()))
+            .orElse(false)
+        && !condition(previous, Conditions.DEGRADED)
+            .map(c -> Escalation.PERSISTING.equals(c.getReason()))
+            .orElse(false)) {
+      notices.add(
+          new Notice(
+              true,
+              Escalation.PERSISTING,
+              condition(next, Conditions.DEGRADED).orElseThrow().getMessage()));
+    }
     members(previous, next, notices);
     return notices;
   }

@@ -1,0 +1,57 @@
+package io.etcdoperator.operator.reconcile;
+
+import io.etcdoperator.api.v1alpha1.EtcdClusterStatus;
+import io.etcdoperator.operator.plan.Conditions;
+import io.fabric8.kubernetes.api.model.Condition;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.Optional;
+
+/**
+ * Says louder when quorum has been lost for longer than a deadline: {@code Degraded} takes the
+ * reason {@value #PERSISTING} and a message saying for how long, which also raises a Warning Event.
+ * Nothing else changes: the operator still destroys nothing and waits. The time quorum was lost is
+ * the transition time of {@code Available}, which is only a report; no decision depends on it.
+ */
+final class Escalation {
+  static final String PERSISTING = "QuorumLostPersisting";
+
+  private Escalation() {}
+
+  static EtcdClusterStatus apply(EtcdClusterStatus status, Instant now, Duration deadline) {
+    Optional<Condition> available = find(status, Conditions.AVAILABLE);
+    Optional<Condition> degraded = find(status, Conditions.DEGRADED);
+    if (available.isEmpty()
+        || degraded.isEmpty()
+        || !"False".equals(available.get().getStatus())
+        || !Conditions.QUORUM_LOST.equals(available.get().getReason())) {
+      return status;
+    }
+    Instant since;
+    try {
+      since = Instant.parse(available.get().getLastTransitionTime());
+    } catch (DateTimeParseException | NullPointerException e) {
+      return status;
+    }
+    Duration lost = Duration.between(since, now);
+    if (lost.compareTo(deadline) < 0) {
+      return status;
+    }
+    Condition d = degraded.get();
+    d.setReason(PERSISTING);
+    d.setMessage(
+        "quorum lost for more than "
+            + deadline.toMinutes()
+            + " minutes (since "
+            + since
+            + "); the operator still removes and deletes nothing. Bring the missing members back,"
+            + " or see the rebuild opt-in in the documentation. "
+            + available.get().getMessage());
+    return status;
+  }
+
+  private static Optional<Condition> find(EtcdClusterStatus status, String type) {
+    return status.getConditions().stream().filter(c -> type.equals(c.getType())).findFirst();
+  }
+}
