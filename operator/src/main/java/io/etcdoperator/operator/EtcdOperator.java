@@ -1,5 +1,6 @@
 package io.etcdoperator.operator;
 
+import io.etcdoperator.operator.etcd.EtcdMetrics;
 import io.etcdoperator.operator.etcd.EtcdService;
 import io.etcdoperator.operator.etcd.EtcdServiceConfig;
 import io.etcdoperator.operator.etcd.JetcdEtcdService;
@@ -96,7 +97,11 @@ public final class EtcdOperator implements AutoCloseable {
                                   .build()));
             });
     operator.register(
-        new EtcdClusterReconciler(etcd, Clock.systemUTC(), settings.quorumLossAlarm()),
+        new EtcdClusterReconciler(
+            etcd,
+            new EtcdMetrics(settings.etcdDeadline()),
+            Clock.systemUTC(),
+            settings.quorumLossAlarm()),
         c -> {
           if (!settings.namespaces().isEmpty()) {
             c.settingNamespaces(settings.namespaces());

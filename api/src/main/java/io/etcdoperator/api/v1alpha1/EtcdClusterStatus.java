@@ -23,6 +23,7 @@ import java.util.Objects;
   "replicas",
   "readyMembers",
   "members",
+  "lastRebuild",
   "selector"
 })
 public class EtcdClusterStatus {
@@ -49,6 +50,10 @@ public class EtcdClusterStatus {
   @JsonPropertyDescription(
       "Every member in the member list, and every expected pod that is not one.")
   private List<MemberStatus> members = new ArrayList<>();
+
+  @JsonPropertyDescription(
+      "The last rebuild from a survivor after a majority lost its data, if any.")
+  private RebuildStatus lastRebuild;
 
   @LabelSelector
   @JsonPropertyDescription("Label selector of the member pods (for the scale subresource).")
@@ -110,6 +115,14 @@ public class EtcdClusterStatus {
     this.members = members;
   }
 
+  public RebuildStatus getLastRebuild() {
+    return lastRebuild;
+  }
+
+  public void setLastRebuild(RebuildStatus lastRebuild) {
+    this.lastRebuild = lastRebuild;
+  }
+
   public String getSelector() {
     return selector;
   }
@@ -128,6 +141,7 @@ public class EtcdClusterStatus {
         && Objects.equals(replicas, s.replicas)
         && Objects.equals(readyMembers, s.readyMembers)
         && Objects.equals(members, s.members)
+        && Objects.equals(lastRebuild, s.lastRebuild)
         && Objects.equals(selector, s.selector);
   }
 

@@ -57,7 +57,8 @@ final class EtcdMessages {
         r.getVersion(),
         r.getDbSize(),
         varint(extra, STATUS_DB_SIZE_IN_USE),
-        strings(extra, STATUS_ERRORS));
+        strings(extra, STATUS_ERRORS),
+        r.getHeader().getRevision());
   }
 
   static MemberList memberList(String endpoint, ResponseHeader header, List<Member> members) {

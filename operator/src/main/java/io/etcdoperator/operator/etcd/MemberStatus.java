@@ -22,6 +22,7 @@ import java.util.Optional;
  * @param dbSize the physical size of the backend database, in bytes
  * @param dbSizeInUse the logical size in use, in bytes (etcd 3.4+; 0 when not reported)
  * @param errors errors the member reports, e.g. {@code "memberID:... alarm:NOSPACE "} (etcd 3.4+)
+ * @param revision the key-value store revision in the response header
  */
 public record MemberStatus(
     String endpoint,
@@ -36,7 +37,8 @@ public record MemberStatus(
     String version,
     long dbSize,
     long dbSizeInUse,
-    List<String> errors) {
+    List<String> errors,
+    long revision) {
 
   public MemberStatus {
     Objects.requireNonNull(endpoint, "endpoint");
@@ -47,7 +49,7 @@ public record MemberStatus(
 
   static MemberStatus unreachable(String endpoint, ProbeFailure failure) {
     return new MemberStatus(
-        endpoint, Optional.of(failure), 0, 0, 0, 0, 0, 0, false, "", 0, 0, List.of());
+        endpoint, Optional.of(failure), 0, 0, 0, 0, 0, 0, false, "", 0, 0, List.of(), 0);
   }
 
   public boolean reachable() {

@@ -6,12 +6,17 @@ import io.etcdoperator.api.v1alpha1.EtcdCluster;
 import io.etcdoperator.api.v1alpha1.EtcdClusterSpec;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
@@ -19,6 +24,8 @@ import io.fabric8.kubernetes.api.model.ServicePort;
 import io.fabric8.kubernetes.api.model.ServicePortBuilder;
 import io.fabric8.kubernetes.api.model.ServiceSpec;
 import io.fabric8.kubernetes.api.model.ServiceSpecBuilder;
+import io.fabric8.kubernetes.api.model.Volume;
+import io.fabric8.kubernetes.api.model.VolumeBuilder;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
@@ -121,6 +128,58 @@ public final class EtcdClusterModel {
         .withVolumeClaimTemplates(DataStorage.claimTemplates(name, spec))
         .withPersistentVolumeClaimRetentionPolicy(DataStorage.retentionPolicy(spec))
         .endSpec()
+        .build();
+  }
+
+  /**
+   * The pod that rebuilds the cluster from the survivor of ordinal {@code survivor}: the member's
+   * own pod, on the survivor's claim, under the survivor's name, with {@code --force-new-cluster}
+   * added, no probes (the operator probes it itself), never restarted, and labels no Service or
+   * StatefulSet selects. Only used while every member pod is stopped.
+   */
+  public Pod rebuildPod(int survivor) {
+    PodTemplateSpec template = podTemplate();
+    PodSpec pod = template.getSpec();
+    String member = Names.member(name, survivor);
+    pod.setHostname(member);
+    pod.setSubdomain(Names.headlessService(name));
+    pod.setRestartPolicy("Never");
+    List<Volume> volumes = new ArrayList<>(pod.getVolumes() == null ? List.of() : pod.getVolumes());
+    volumes.removeIf(v -> Names.DATA_VOLUME.equals(v.getName()));
+    volumes.add(
+        new VolumeBuilder()
+            .withName(Names.DATA_VOLUME)
+            .withNewPersistentVolumeClaim(Names.dataClaim(name, survivor), false)
+            .build());
+    pod.setVolumes(volumes);
+    for (Container c : pod.getContainers()) {
+      if (!Names.ETCD_CONTAINER.equals(c.getName())) {
+        continue;
+      }
+      List<String> args = new ArrayList<>(c.getArgs() == null ? List.of() : c.getArgs());
+      args.add("--force-new-cluster");
+      c.setArgs(args);
+      c.setStartupProbe(null);
+      c.setLivenessProbe(null);
+      c.setReadinessProbe(null);
+      for (EnvVar env : c.getEnv()) {
+        if (Names.ENV_POD_NAME.equals(env.getName())) {
+          env.setValueFrom(null);
+          env.setValue(member);
+        }
+      }
+    }
+    Map<String, String> labels = new LinkedHashMap<>();
+    labels.put(Names.LABEL_INSTANCE, name);
+    labels.put(Names.LABEL_MANAGED_BY, Names.MANAGER);
+    labels.put(Names.LABEL_COMPONENT, "rebuild");
+    return new PodBuilder()
+        .withMetadata(
+            metadata(
+                Names.rebuildPod(name),
+                labels,
+                new LinkedHashMap<>(Map.of(Names.SURVIVOR_ANNOTATION, Integer.toString(survivor)))))
+        .withSpec(pod)
         .build();
   }
 

@@ -58,6 +58,29 @@ public final class Names {
   /** On a data claim: the ID (hex) of the etcd member whose data it holds. */
   public static final String MEMBER_ID_ANNOTATION = ANNOTATION_PREFIX + "member-id";
 
+  /**
+   * On the EtcdCluster, set by a human: the opt-in to rebuild the cluster from its most advanced
+   * survivor once a majority lost its data. The value must be the resource's UID (optionally
+   * followed by {@code /<anything>}, to opt in again for a later disaster).
+   */
+  public static final String REBUILD_OPT_IN_ANNOTATION =
+      ANNOTATION_PREFIX + "rebuild-from-survivor";
+
+  /** On the cluster-state ConfigMap: a rebuild in progress, {@code <opt-in value>} ... */
+  public static final String REBUILDING_ANNOTATION = ANNOTATION_PREFIX + "rebuilding";
+
+  /** ... from this survivor (member name). */
+  public static final String REBUILDING_FROM_ANNOTATION = ANNOTATION_PREFIX + "rebuilding-from";
+
+  /** On the cluster-state ConfigMap: the opt-in value of the last rebuild done ... */
+  public static final String REBUILT_ANNOTATION = ANNOTATION_PREFIX + "rebuilt";
+
+  /** ... as {@code <survivor>@<revision>@<time>}. */
+  public static final String REBUILT_FROM_ANNOTATION = ANNOTATION_PREFIX + "rebuilt-from";
+
+  /** On the rebuild pod: the ordinal of the survivor whose claim it runs on. */
+  public static final String SURVIVOR_ANNOTATION = ANNOTATION_PREFIX + "survivor";
+
   /** On every object the operator writes: the hash of the desired object last written. */
   public static final String DESIRED_HASH_ANNOTATION = ANNOTATION_PREFIX + "desired-hash";
 
@@ -79,6 +102,11 @@ public final class Names {
 
   public static String clusterStateConfigMap(String cluster) {
     return cluster + "-cluster-state";
+  }
+
+  /** The pod that rebuilds a cluster from a survivor's data with {@code --force-new-cluster}. */
+  public static String rebuildPod(String cluster) {
+    return cluster + "-rebuild";
   }
 
   public static String podDisruptionBudget(String cluster) {
@@ -155,6 +183,11 @@ public final class Names {
 
   public static String clientUrl(String namespace, String cluster, int ordinal) {
     return "http://" + memberHost(namespace, cluster, ordinal) + ":" + CLIENT_PORT;
+  }
+
+  /** Where a member serves its metrics (also while it has no quorum). */
+  public static String metricsUrl(String namespace, String cluster, int ordinal) {
+    return "http://" + memberHost(namespace, cluster, ordinal) + ":" + METRICS_PORT;
   }
 
   /** The client Service's in-cluster URL. */

@@ -1,6 +1,7 @@
 package io.etcdoperator.operator.observe;
 
 import io.etcdoperator.operator.etcd.ClusterProbe;
+import io.etcdoperator.operator.etcd.EtcdMetrics;
 import io.etcdoperator.operator.etcd.EtcdService;
 import io.etcdoperator.operator.etcd.ProbeFailure;
 import io.etcdoperator.operator.model.Names;
@@ -13,6 +14,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
+import java.util.SortedMap;
 import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -27,10 +29,12 @@ import java.util.TreeSet;
  */
 public final class ClusterObserver {
   private final EtcdService etcd;
+  private final EtcdMetrics metrics;
   private final Clock clock;
 
-  public ClusterObserver(EtcdService etcd, Clock clock) {
+  public ClusterObserver(EtcdService etcd, EtcdMetrics metrics, Clock clock) {
     this.etcd = etcd;
+    this.metrics = metrics;
     this.clock = clock;
   }
 
@@ -39,7 +43,8 @@ public final class ClusterObserver {
       Optional<StatefulSet> statefulSet,
       Collection<Pod> pods,
       Collection<PersistentVolumeClaim> claims,
-      Optional<ConfigMap> clusterState) {}
+      Optional<ConfigMap> clusterState,
+      Optional<Pod> rebuildPod) {}
 
   public ClusterView observe(String namespace, String cluster, Objects objects) {
     Optional<StatefulSetView> sts = objects.statefulSet().map(KubernetesViews::statefulSet);
@@ -96,7 +101,65 @@ public final class ClusterObserver {
                               .toList(),
                           ordinalOf(namespace, cluster, ordinals, urls, list.endpoint())));
     }
-    return new ClusterView(clock.instant(), sts, pods, claims, state, probes, memberList);
+    readMetricsOfSilentMembers(namespace, cluster, pods, probes);
+    Optional<RebuildView> rebuild =
+        objects.rebuildPod().map(p -> rebuildView(namespace + "/" + cluster, p));
+    return new ClusterView(clock.instant(), sts, pods, claims, state, probes, memberList, rebuild);
+  }
+
+  /**
+   * A member whose pod runs but whose client port does not answer may be a survivor restarted
+   * without quorum: its metrics tell how far its log goes.
+   */
+  private void readMetricsOfSilentMembers(
+      String namespace,
+      String cluster,
+      SortedMap<Integer, PodView> pods,
+      TreeMap<Integer, MemberProbe> probes) {
+    List<Integer> silent =
+        probes.values().stream()
+            .filter(p -> !p.reachable())
+            .map(MemberProbe::ordinal)
+            .filter(i -> pods.containsKey(i) && pods.get(i).running())
+            .toList();
+    if (silent.isEmpty()) {
+      return;
+    }
+    List<String> urls = silent.stream().map(i -> Names.metricsUrl(namespace, cluster, i)).toList();
+    var progress = metrics.progress(urls);
+    for (int k = 0; k < silent.size(); k++) {
+      var p = progress.get(urls.get(k));
+      if (p != null) {
+        int ordinal = silent.get(k);
+        probes.put(ordinal, probes.get(ordinal).withMetricsIndex(p.committedIndex()));
+      }
+    }
+  }
+
+  private RebuildView rebuildView(String key, Pod pod) {
+    String survivor =
+        pod.getMetadata().getAnnotations() == null
+            ? null
+            : pod.getMetadata().getAnnotations().get(Names.SURVIVOR_ANNOTATION);
+    int ordinal;
+    try {
+      ordinal = survivor == null ? -1 : Integer.parseInt(survivor);
+    } catch (NumberFormatException e) {
+      ordinal = -1;
+    }
+    String ip = pod.getStatus() == null ? null : pod.getStatus().getPodIP();
+    Optional<MemberProbe> probe = Optional.empty();
+    if (ip != null && !ip.isBlank()) {
+      String url = "http://" + (ip.contains(":") ? "[" + ip + "]" : ip) + ":" + Names.CLIENT_PORT;
+      probe = Optional.of(toView(ordinal, etcd.status(key, url)));
+    }
+    String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
+    return new RebuildView(
+        pod.getMetadata().getName(),
+        ordinal,
+        phase == null ? "Pending" : phase,
+        pod.getMetadata().getDeletionTimestamp() != null,
+        probe);
   }
 
   private static int ordinalOf(
@@ -126,7 +189,9 @@ public final class ClusterObserver {
         s.learner(),
         s.version(),
         s.dbSize(),
-        s.errors());
+        s.errors(),
+        s.revision(),
+        0);
   }
 
   /**

@@ -27,7 +27,19 @@ public record ClusterView(
     SortedMap<Integer, ClaimView> claims,
     Optional<ClusterStateView> clusterState,
     SortedMap<Integer, MemberProbe> probes,
-    Optional<MemberList> memberList) {
+    Optional<MemberList> memberList,
+    Optional<RebuildView> rebuild) {
+
+  public ClusterView(
+      Instant now,
+      Optional<StatefulSetView> statefulSet,
+      SortedMap<Integer, PodView> pods,
+      SortedMap<Integer, ClaimView> claims,
+      Optional<ClusterStateView> clusterState,
+      SortedMap<Integer, MemberProbe> probes,
+      Optional<MemberList> memberList) {
+    this(now, statefulSet, pods, claims, clusterState, probes, memberList, Optional.empty());
+  }
 
   public ClusterView {
     pods = Collections.unmodifiableSortedMap(new TreeMap<>(pods));

@@ -100,10 +100,18 @@ public final class KubernetesViews {
 
   public static ClusterStateView clusterState(ConfigMap cm) {
     Map<String, String> data = cm.getData() == null ? Map.of() : cm.getData();
+    Map<String, String> ours = new LinkedHashMap<>();
+    if (cm.getMetadata().getAnnotations() != null) {
+      cm.getMetadata().getAnnotations().entrySet().stream()
+          .filter(e -> e.getKey().startsWith(Names.ANNOTATION_PREFIX))
+          .filter(e -> !e.getKey().equals(Names.DESIRED_HASH_ANNOTATION))
+          .forEach(e -> ours.put(e.getKey(), e.getValue()));
+    }
     return new ClusterStateView(
         "existing".equals(data.get(Names.ENV_INITIAL_CLUSTER_STATE)),
         parseInitialCluster(data.getOrDefault(Names.ENV_INITIAL_CLUSTER, "")),
-        data.get(Names.ENV_INITIAL_CLUSTER_TOKEN));
+        data.get(Names.ENV_INITIAL_CLUSTER_TOKEN),
+        ours);
   }
 
   /** {@code a=http://x:2380,b=http://y:2380} to an ordered map; malformed entries are skipped. */

@@ -18,6 +18,9 @@ import java.util.List;
  * @param version etcd server version
  * @param dbSize backend size in bytes
  * @param alarms active alarms raised on this member (e.g. NOSPACE, CORRUPT)
+ * @param revision the key-value store revision it answered at
+ * @param metricsIndex when its client port did not answer: the commit index its metrics endpoint
+ *     reported (0: unknown). A member restarted without quorum answers only there.
  */
 public record MemberProbe(
     int ordinal,
@@ -32,10 +35,43 @@ public record MemberProbe(
     boolean learner,
     String version,
     long dbSize,
-    List<String> alarms) {
+    List<String> alarms,
+    long revision,
+    long metricsIndex) {
 
   public MemberProbe {
     alarms = List.copyOf(alarms);
+  }
+
+  public MemberProbe(
+      int ordinal,
+      String endpoint,
+      boolean reachable,
+      String error,
+      long clusterId,
+      long memberId,
+      long leaderId,
+      long raftTerm,
+      long raftIndex,
+      boolean learner,
+      String version,
+      long dbSize,
+      List<String> alarms) {
+    this(
+        ordinal, endpoint, reachable, error, clusterId, memberId, leaderId, raftTerm, raftIndex,
+        learner, version, dbSize, alarms, 0, 0);
+  }
+
+  /** The same probe, with the commit index the member's metrics reported. */
+  public MemberProbe withMetricsIndex(long index) {
+    return new MemberProbe(
+        ordinal, endpoint, reachable, error, clusterId, memberId, leaderId, raftTerm, raftIndex,
+        learner, version, dbSize, alarms, revision, index);
+  }
+
+  /** How far this member's log goes, by whatever it told: its status, else its metrics. */
+  public long knownIndex() {
+    return reachable ? raftIndex : metricsIndex;
   }
 
   /** A member that did not answer. */

@@ -25,6 +25,8 @@ public final class Conditions {
   public static final String ROLL_STUCK = "RollStuck";
   public static final String WAITING_FOR_MEMBERS = "WaitingForMembers";
   public static final String RECONCILED = "Reconciled";
+  public static final String REBUILDING = "Rebuilding";
+  public static final String MAJORITY_DATA_LOST = "MajorityDataLost";
 
   private Conditions() {}
 

@@ -184,6 +184,19 @@ final class Facts {
                     .findFirst());
   }
 
+  /**
+   * Whether the pod of this ordinal shows it runs without the member's data, by ordinal: for when
+   * no member list is known (no member answers).
+   */
+  boolean lostDataAt(int ordinal) {
+    boolean answersWithLeader = view.probe(ordinal).map(MemberProbe::seesLeader).orElse(false);
+    return !answersWithLeader
+        && view.pod(ordinal)
+            .map(PodView::lastTermination)
+            .map(m -> DATA_LOSS_SIGNS.stream().anyMatch(m::contains))
+            .orElse(false);
+  }
+
   /** Why a member is not healthy, for status and Events. */
   String whyUnhealthy(Member m) {
     Optional<String> lost = lostData(m);

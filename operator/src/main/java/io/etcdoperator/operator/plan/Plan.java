@@ -38,10 +38,17 @@ public record Plan(
    *
    * @param existing {@code existing} (the cluster formed) or {@code new} (bootstrap)
    * @param members member name to peer URL, in ordinal order
+   * @param annotations the operator's annotations on it (the record of rebuilds)
    */
-  public record ClusterStateDecision(boolean existing, List<InitialMember> members) {
+  public record ClusterStateDecision(
+      boolean existing, List<InitialMember> members, Map<String, String> annotations) {
     public ClusterStateDecision {
       members = List.copyOf(members);
+      annotations = Map.copyOf(annotations);
+    }
+
+    public ClusterStateDecision(boolean existing, List<InitialMember> members) {
+      this(existing, members, Map.of());
     }
   }
 }

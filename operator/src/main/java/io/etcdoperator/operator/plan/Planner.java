@@ -61,6 +61,9 @@ import java.util.stream.IntStream;
  *       every known member has its pod (never shrink the StatefulSet), replace stale pods of
  *       members that are down anyway, and wait. Report {@code QuorumLost} naming the missing
  *       members. Destroy nothing; change no membership.
+ *   <li><b>Quorum lost, and a majority lost its data</b>: report it; rebuild from the most advanced
+ *       survivor only when the user opted in for this cluster ({@link SurvivorRebuild}, which also
+ *       carries a rebuild in progress through, ahead of every rule below rule 3).
  *   <li><b>Never formed</b>: bootstrap. ConfigMap {@code new} with every desired member,
  *       StatefulSet with every pod (Parallel). Pods running an old template are replaced all at
  *       once: without a quorum, no write was ever acknowledged, so nothing can be lost (seed 000's
@@ -109,11 +112,15 @@ public final class Planner {
                       + (sts.get().persistentStorage() ? "volumeClaimTemplate" : "emptyDir")
                       + ")")));
     }
+    Optional<Plan> rebuild = SurvivorRebuild.inProgress(target, desired, facts, status);
+    if (rebuild.isPresent()) {
+      return rebuild.get();
+    }
     if (facts.quorum) {
       return new WithQuorum(target, desired, facts, status).plan();
     }
     if (view.clusterState().map(s -> s.existing()).orElse(false)) {
-      return withoutQuorum(desired, facts, status);
+      return withoutQuorum(target, desired, facts, status);
     }
     return bootstrap(target, desired, facts, status);
   }
@@ -157,12 +164,17 @@ public final class Planner {
         report.requeue());
   }
 
-  private static Plan withoutQuorum(Desired desired, Facts facts, StatusBuilder status) {
+  private static Plan withoutQuorum(
+      Target target, Desired desired, Facts facts, StatusBuilder status) {
     SortedSet<Integer> known = facts.knownOrdinals();
     int current = facts.view.statefulSet().map(StatefulSetView::replicas).orElse(0);
     int replicas = Math.max(current, known.isEmpty() ? 0 : known.last() + 1);
     if (desired.replicas() == 0 && desired.persistentStorage()) {
       replicas = 0;
+    }
+    Optional<Plan> lost = SurvivorRebuild.majorityLost(target, desired, facts, status, replicas);
+    if (lost.isPresent()) {
+      return lost.get();
     }
     Step step = new Step.None();
     if (templateRolledOut(facts.view, desired)) {
@@ -235,7 +247,11 @@ public final class Planner {
       StatusBuilder.Report report = status.withQuorum(desired, step, hibernate);
       return new Plan(
           true,
-          Optional.of(new ClusterStateDecision(true, initial)),
+          Optional.of(
+              new ClusterStateDecision(
+                  true,
+                  initial,
+                  facts.view.clusterState().map(SurvivorRebuild::kept).orElse(Map.of()))),
           OptionalInt.of(replicas),
           claimMembers(),
           step,

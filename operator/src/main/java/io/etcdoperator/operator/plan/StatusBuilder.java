@@ -2,6 +2,7 @@ package io.etcdoperator.operator.plan;
 
 import io.etcdoperator.api.v1alpha1.EtcdClusterStatus;
 import io.etcdoperator.api.v1alpha1.MemberStatus;
+import io.etcdoperator.api.v1alpha1.RebuildStatus;
 import io.etcdoperator.operator.model.Names;
 import io.etcdoperator.operator.observe.MemberProbe;
 import io.etcdoperator.operator.observe.PodView;
@@ -58,6 +59,24 @@ final class StatusBuilder {
         condition(Conditions.READY, false, Conditions.SPLIT_BRAIN, message),
         condition(Conditions.PROGRESSING, false, Conditions.SPLIT_BRAIN, message),
         condition(Conditions.DEGRADED, true, Conditions.SPLIT_BRAIN, message),
+        Planner.PENDING_RESYNC);
+  }
+
+  Report rebuilding(String message) {
+    return report(
+        condition(Conditions.AVAILABLE, false, Conditions.REBUILDING, message),
+        condition(Conditions.READY, false, Conditions.REBUILDING, message),
+        condition(Conditions.PROGRESSING, true, Conditions.REBUILDING, message),
+        condition(Conditions.DEGRADED, true, Conditions.MAJORITY_DATA_LOST, message),
+        Planner.PENDING_RESYNC);
+  }
+
+  Report majorityDataLost(String message) {
+    return report(
+        condition(Conditions.AVAILABLE, false, Conditions.MAJORITY_DATA_LOST, message),
+        condition(Conditions.READY, false, Conditions.MAJORITY_DATA_LOST, message),
+        condition(Conditions.PROGRESSING, false, Conditions.MAJORITY_DATA_LOST, message),
+        condition(Conditions.DEGRADED, true, Conditions.MAJORITY_DATA_LOST, message),
         Planner.PENDING_RESYNC);
   }
 
@@ -295,7 +314,34 @@ final class StatusBuilder {
     status.setReplicas(facts.members.isEmpty() ? facts.view.pods().size() : facts.members.size());
     status.setMembers(members());
     status.setSelector(Names.selectorString(target.name()));
+    status.setLastRebuild(lastRebuild());
     return new Report(status, requeue);
+  }
+
+  /**
+   * The last rebuild the cluster-state ConfigMap records ({@code <survivor>@<revision>@<time>}).
+   */
+  private RebuildStatus lastRebuild() {
+    var state = facts.view.clusterState();
+    var from = state.flatMap(s -> s.annotation(Names.REBUILT_FROM_ANNOTATION));
+    if (from.isEmpty()) {
+      return null;
+    }
+    String[] parts = from.get().split("@", 3);
+    RebuildStatus r = new RebuildStatus();
+    r.setSurvivor(parts[0]);
+    if (parts.length > 1) {
+      try {
+        r.setRevision(Long.parseLong(parts[1]));
+      } catch (NumberFormatException e) {
+        // recorded by hand: leave it out
+      }
+    }
+    if (parts.length > 2) {
+      r.setTime(parts[2]);
+    }
+    r.setOptIn(state.flatMap(s -> s.annotation(Names.REBUILT_ANNOTATION)).orElse(null));
+    return r;
   }
 
   /**

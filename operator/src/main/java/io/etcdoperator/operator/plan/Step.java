@@ -77,6 +77,22 @@ public sealed interface Step {
     }
   }
 
+  /** Start the pod that rebuilds the cluster from a survivor's data with --force-new-cluster. */
+  record CreateRebuildPod(int survivorOrdinal, String survivor) implements Step {
+    @Override
+    public String describe() {
+      return "start rebuilding the cluster from " + survivor + " (--force-new-cluster on its data)";
+    }
+  }
+
+  /** Delete the rebuild pod. */
+  record DeleteRebuildPod(String reason) implements Step {
+    @Override
+    public String describe() {
+      return "delete the rebuild pod (" + reason + ")";
+    }
+  }
+
   /** Delete a claim whose data belongs to a member that is no longer in the cluster. */
   record DeleteClaim(int ordinal, String claim, String reason) implements Step {
     @Override

@@ -11,24 +11,30 @@ import java.util.Optional;
  * @param generation metadata.generation, echoed as observedGeneration
  * @param desired the resolved spec, absent when the spec is invalid
  * @param problems why the spec is invalid ({@code field: reason}); empty when valid
+ * @param rebuild what the user said about rebuilding from a survivor
  */
 public record Target(
     String namespace,
     String name,
     long generation,
     Optional<Desired> desired,
-    List<String> problems) {
+    List<String> problems,
+    Rebuild rebuild) {
   public Target {
     problems = List.copyOf(problems);
   }
 
   public static Target valid(String namespace, String name, long generation, Desired desired) {
-    return new Target(namespace, name, generation, Optional.of(desired), List.of());
+    return new Target(namespace, name, generation, Optional.of(desired), List.of(), Rebuild.NONE);
   }
 
   public static Target invalid(
       String namespace, String name, long generation, List<String> problems) {
-    return new Target(namespace, name, generation, Optional.empty(), problems);
+    return new Target(namespace, name, generation, Optional.empty(), problems, Rebuild.NONE);
+  }
+
+  public Target withRebuild(Rebuild value) {
+    return new Target(namespace, name, generation, desired, problems, value);
   }
 
   /**
@@ -39,4 +45,35 @@ public record Target(
    * @param persistentStorage data in claims (else emptyDir, lost with the pod)
    */
   public record Desired(int replicas, String podTemplateHash, boolean persistentStorage) {}
+
+  /**
+   * The opt-in to rebuild from a survivor: the annotation {@code
+   * etcd.aenix.io/rebuild-from-survivor} on the resource, whose value must be its UID (optionally
+   * {@code <uid>/<anything>}).
+   *
+   * @param uid the resource's UID (to tell the user what to write)
+   * @param optIn the annotation's value when it names this resource
+   * @param problem why an annotation that is there does not count
+   */
+  public record Rebuild(String uid, Optional<String> optIn, Optional<String> problem) {
+    public static final Rebuild NONE = new Rebuild("", Optional.empty(), Optional.empty());
+
+    /** Reads the annotation's value (null: absent) against the resource's UID. */
+    public static Rebuild of(String uid, String annotation) {
+      if (annotation == null || annotation.isBlank()) {
+        return new Rebuild(uid, Optional.empty(), Optional.empty());
+      }
+      String value = annotation.trim();
+      if (uid != null && !uid.isEmpty() && (value.equals(uid) || value.startsWith(uid + "/"))) {
+        return new Rebuild(uid, Optional.of(value), Optional.empty());
+      }
+      return new Rebuild(
+          uid,
+          Optional.empty(),
+          Optional.of(
+              "the annotation etcd.aenix.io/rebuild-from-survivor must be this cluster's UID ("
+                  + uid
+                  + "), optionally followed by /<anything>; it is ignored"));
+    }
+  }
 }

@@ -2,6 +2,7 @@ package io.etcdoperator.operator.reconcile;
 
 import io.etcdoperator.api.v1alpha1.EtcdCluster;
 import io.etcdoperator.api.v1alpha1.EtcdClusterStatus;
+import io.etcdoperator.operator.etcd.EtcdMetrics;
 import io.etcdoperator.operator.etcd.EtcdService;
 import io.etcdoperator.operator.model.ClusterState;
 import io.etcdoperator.operator.model.EtcdClusterModel;
@@ -62,11 +63,12 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster>, Cle
   private final ClusterObserver observer;
   private final Map<Class<?>, InformerEventSource<?, EtcdCluster>> caches = new HashMap<>();
 
-  public EtcdClusterReconciler(EtcdService etcd, Clock clock, Duration quorumLossAlarm) {
+  public EtcdClusterReconciler(
+      EtcdService etcd, EtcdMetrics metrics, Clock clock, Duration quorumLossAlarm) {
     this.etcd = etcd;
     this.clock = clock;
     this.quorumLossAlarm = quorumLossAlarm;
-    this.observer = new ClusterObserver(etcd, clock);
+    this.observer = new ClusterObserver(etcd, metrics, clock);
   }
 
   @Override
@@ -115,7 +117,8 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster>, Cle
       actions.keepObjects(spec.model().orElseThrow(), plan, cached);
     }
     Outcome outcome =
-        new StepExecutor(context.getClient(), etcd).execute(namespace, name, plan.step(), view);
+        new StepExecutor(context.getClient(), etcd)
+            .execute(namespace, name, plan.step(), view, spec.model());
     actions.report(outcome);
 
     EtcdClusterStatus previous = cluster.getStatus();
@@ -149,13 +152,19 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster>, Cle
     static Spec of(EtcdCluster cluster) {
       var meta = cluster.getMetadata();
       long generation = meta.getGeneration() == null ? 0 : meta.getGeneration();
+      String optIn =
+          meta.getAnnotations() == null
+              ? null
+              : meta.getAnnotations().get(Names.REBUILD_OPT_IN_ANNOTATION);
+      Target.Rebuild rebuild = Target.Rebuild.of(meta.getUid(), optIn);
       try {
         EtcdClusterModel model = EtcdClusterModel.of(cluster);
         Target.Desired desired =
             new Target.Desired(
                 model.replicas(), model.podTemplateHash(), model.usesPersistentStorage());
         return new Spec(
-            Target.valid(meta.getNamespace(), meta.getName(), generation, desired),
+            Target.valid(meta.getNamespace(), meta.getName(), generation, desired)
+                .withRebuild(rebuild),
             Optional.of(model));
       } catch (InvalidSpecException e) {
         List<String> problems = e.problems().stream().map(SpecProblem::toString).toList();
@@ -187,7 +196,8 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster>, Cle
           named(StatefulSet.class, Names.statefulSet(name)),
           context.getSecondaryResources(Pod.class),
           context.getSecondaryResources(PersistentVolumeClaim.class),
-          named(ConfigMap.class, Names.clusterStateConfigMap(name)));
+          named(ConfigMap.class, Names.clusterStateConfigMap(name)),
+          named(Pod.class, Names.rebuildPod(name)));
     }
   }
 
@@ -223,9 +233,18 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster>, Cle
                         decision.existing() ? ClusterState.Kind.EXISTING : ClusterState.Kind.NEW,
                         decision.members(),
                         model.clusterToken());
+                ConfigMap desired = model.clusterStateConfigMap(state);
+                if (!decision.annotations().isEmpty()) {
+                  Map<String, String> annotations = new HashMap<>();
+                  if (desired.getMetadata().getAnnotations() != null) {
+                    annotations.putAll(desired.getMetadata().getAnnotations());
+                  }
+                  annotations.putAll(decision.annotations());
+                  desired.getMetadata().setAnnotations(annotations);
+                }
                 ensure(
                     ConfigMap.class,
-                    model.clusterStateConfigMap(state),
+                    desired,
                     cached.named(ConfigMap.class, Names.clusterStateConfigMap(name)));
               });
       plan.statefulSetReplicas()

@@ -1,5 +1,6 @@
 package io.etcdoperator.operator.reconcile;
 
+import io.etcdoperator.operator.model.Names;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Service;
@@ -62,7 +63,8 @@ final class ObjectWriter {
     var meta = desired.getMetadata();
     meta.setResourceVersion(live.getMetadata().getResourceVersion());
     meta.setLabels(union(live.getMetadata().getLabels(), meta.getLabels()));
-    meta.setAnnotations(union(live.getMetadata().getAnnotations(), meta.getAnnotations()));
+    meta.setAnnotations(
+        union(othersOnly(live.getMetadata().getAnnotations()), meta.getAnnotations()));
     meta.setFinalizers(live.getMetadata().getFinalizers());
     if (desired instanceof Service d && live instanceof Service l) {
       if (d.getSpec().getClusterIP() == null) {
@@ -85,6 +87,16 @@ final class ObjectWriter {
       ds.setPodManagementPolicy(ls.getPodManagementPolicy());
     }
     return desired;
+  }
+
+  /** Annotations under the operator's prefix are the operator's: only the desired ones stay. */
+  private static Map<String, String> othersOnly(Map<String, String> annotations) {
+    if (annotations == null) {
+      return null;
+    }
+    Map<String, String> others = new LinkedHashMap<>(annotations);
+    others.keySet().removeIf(k -> k.startsWith(Names.ANNOTATION_PREFIX));
+    return others;
   }
 
   private static Map<String, String> union(Map<String, String> theirs, Map<String, String> ours) {

@@ -4,9 +4,12 @@ import io.etcdoperator.operator.etcd.EtcdException;
 import io.etcdoperator.operator.etcd.EtcdFailure;
 import io.etcdoperator.operator.etcd.EtcdService;
 import io.etcdoperator.operator.etcd.PromoteResult;
+import io.etcdoperator.operator.model.EtcdClusterModel;
+import io.etcdoperator.operator.model.Names;
 import io.etcdoperator.operator.observe.ClusterView;
 import io.etcdoperator.operator.observe.MemberProbe;
 import io.etcdoperator.operator.plan.Step;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.util.Optional;
 import org.slf4j.Logger;
@@ -44,9 +47,23 @@ final class StepExecutor {
     this.etcd = etcd;
   }
 
-  Outcome execute(String namespace, String cluster, Step step, ClusterView view) {
+  Outcome execute(
+      String namespace,
+      String cluster,
+      Step step,
+      ClusterView view,
+      Optional<EtcdClusterModel> model) {
     String key = namespace + "/" + cluster;
     try {
+      if (step instanceof Step.CreateRebuildPod s) {
+        Pod pod = model.orElseThrow().rebuildPod(s.survivorOrdinal());
+        client.resource(pod).create();
+        return new Outcome.Done("RebuildStarted", step.describe());
+      }
+      if (step instanceof Step.DeleteRebuildPod s) {
+        client.pods().inNamespace(namespace).withName(Names.rebuildPod(cluster)).delete();
+        return new Outcome.Done("RebuildPodDeleted", step.describe());
+      }
       return act(namespace, key, step, view);
     } catch (EtcdException e) {
       LOG.warn("Could not {}: {}", step.describe(), e.getMessage());

@@ -66,6 +66,18 @@ public final class Transitions {
               Escalation.PERSISTING,
               condition(next, Conditions.DEGRADED).orElseThrow().getMessage()));
     }
+    if (next.getLastRebuild() != null
+        && (previous == null || !next.getLastRebuild().equals(previous.getLastRebuild()))) {
+      notices.add(
+          new Notice(
+              true,
+              "Rebuilt",
+              "rebuilt from "
+                  + next.getLastRebuild().getSurvivor()
+                  + " at revision "
+                  + next.getLastRebuild().getRevision()
+                  + "; whatever the other members held beyond it is gone"));
+    }
     members(previous, next, notices);
     return notices;
   }

@@ -51,7 +51,8 @@ class ClusterProbeTest {
         "3.4.23",
         1,
         1,
-        List.of());
+        List.of(),
+        7);
   }
 
   /** Every member that answers serves the same member list, made of all rows. */

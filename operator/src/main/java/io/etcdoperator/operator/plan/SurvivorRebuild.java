@@ -1,0 +1,295 @@
+package io.etcdoperator.operator.plan;
+
+import io.etcdoperator.operator.model.InitialMember;
+import io.etcdoperator.operator.model.Names;
+import io.etcdoperator.operator.observe.ClusterStateView;
+import io.etcdoperator.operator.observe.MemberProbe;
+import io.etcdoperator.operator.observe.RebuildView;
+import io.etcdoperator.operator.plan.Plan.ClusterStateDecision;
+import io.etcdoperator.operator.plan.Target.Desired;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.SortedSet;
+import java.util.TreeSet;
+
+/**
+ * Rule 6: quorum is lost and a majority of the members lost their data. Then no member can ever
+ * bring the quorum back: waiting is pointless, but rebuilding destroys whatever the survivors lack,
+ * so the operator only reports, unless the user opted in for this very cluster.
+ *
+ * <h2>Detecting it</h2>
+ *
+ * The cluster formed before (the cluster-state ConfigMap says existing), there is no quorum, and
+ * more members than the quorum allows show that they run without their data (their pods' last
+ * words, see {@link Facts#lostDataAt}). The other known members are the survivors; the most
+ * advanced is the one whose raft log goes furthest, by its status when it answers, else by the
+ * commit index its metrics report (a member restarted without quorum answers only there); the
+ * lowest ordinal on a tie. Without an opt-in: report {@code MajorityDataLost}, naming the lost
+ * members, the survivor and how to opt in, and destroy nothing.
+ *
+ * <h2>The opt-in</h2>
+ *
+ * The annotation {@value Names#REBUILD_OPT_IN_ANNOTATION} on the EtcdCluster, whose value is the
+ * resource's UID (or {@code <uid>/<anything>}): it cannot be applied to another cluster, or to a
+ * re-created one of the same name, by accident. Each value is consumed once: the ConfigMap records
+ * the value of the last rebuild, and a later disaster needs a new value.
+ *
+ * <h2>Rebuilding, one step per reconcile, every state in the world</h2>
+ *
+ * <ol>
+ *   <li>Record the intent in the ConfigMap's annotations: the opt-in value and the survivor. From
+ *       here on the rebuild continues from that record, even when the signs of data loss vanish
+ *       with the stopped pods, and after an operator restart.
+ *   <li>Stop every member pod (StatefulSet to 0; claims are kept).
+ *   <li>Start the rebuild pod: the survivor's pod spec on the survivor's claim, under its name,
+ *       with {@code --force-new-cluster}: etcd keeps the data, the cluster ID and the member ID,
+ *       and drops every other member.
+ *   <li>When that etcd leads a cluster of its own: write the ConfigMap (existing, the survivor its
+ *       only member, the rebuild recorded with its revision and time), then delete the rebuild pod.
+ *   <li>Once the rebuild pod is gone, the ordinary rules run the survivor's own pod again (a
+ *       one-member cluster with quorum) and add the other ordinals back as learners, each on a
+ *       fresh claim.
+ * </ol>
+ *
+ * <p>A rebuild pod outside a rebuild in progress (finished, or the opt-in withdrawn) is deleted;
+ * while one exists, no member pod runs, so two processes never share the survivor's claim.
+ */
+final class SurvivorRebuild {
+  private SurvivorRebuild() {}
+
+  /** The plan of a rebuild in progress, or of cleaning up after one; empty when there is none. */
+  static Optional<Plan> inProgress(
+      Target target, Desired desired, Facts facts, StatusBuilder status) {
+    Optional<ClusterStateView> state = facts.view.clusterState();
+    Optional<String> intent = state.flatMap(s -> s.annotation(Names.REBUILDING_ANNOTATION));
+    Optional<String> done = state.flatMap(s -> s.annotation(Names.REBUILT_ANNOTATION));
+    boolean active =
+        intent.isPresent() && intent.equals(target.rebuild().optIn()) && !intent.equals(done);
+    Optional<RebuildView> pod = facts.view.rebuild();
+    String survivor = state.flatMap(s -> s.annotation(Names.REBUILDING_FROM_ANNOTATION)).orElse("");
+    int ordinal = Names.ordinalOf(target.name(), survivor);
+
+    if (pod.isPresent() && !active) {
+      Step step =
+          pod.get().terminating()
+              ? new Step.Wait("the rebuild pod to go away")
+              : new Step.DeleteRebuildPod(
+                  done.isPresent() ? "the rebuild is done" : "no rebuild is under way");
+      return Optional.of(
+          stopped(step, status.rebuilding("the rebuild pod goes away; the members start again")));
+    }
+    if (!active) {
+      return Optional.empty();
+    }
+    if (ordinal < 0) {
+      return Optional.of(
+          stopped(
+              new Step.Wait("a survivor"),
+              status.rebuilding("the recorded survivor '" + survivor + "' is not a member name")));
+    }
+    if (pod.isPresent()) {
+      RebuildView rebuild = pod.get();
+      if (!rebuild.leadsAlone()) {
+        String how =
+            rebuild
+                .probe()
+                .map(p -> p.reachable() ? "it has no leader yet" : p.error())
+                .orElse("no address yet");
+        return Optional.of(
+            stopped(
+                new Step.Wait("the rebuild pod to lead a cluster of its own"),
+                status.rebuilding(
+                    "rebuilding from "
+                        + survivor
+                        + ": pod "
+                        + rebuild.name()
+                        + " is "
+                        + rebuild.phase()
+                        + ", "
+                        + how)));
+      }
+      long revision = rebuild.probe().map(MemberProbe::revision).orElse(0L);
+      Map<String, String> annotations = new LinkedHashMap<>(kept(state.get()));
+      annotations.put(Names.REBUILT_ANNOTATION, intent.get());
+      annotations.put(
+          Names.REBUILT_FROM_ANNOTATION, survivor + "@" + revision + "@" + facts.view.now());
+      ClusterStateDecision decision =
+          new ClusterStateDecision(
+              true,
+              List.of(
+                  new InitialMember(
+                      survivor, Names.peerUrl(target.namespace(), target.name(), ordinal))),
+              annotations);
+      StatusBuilder.Report report =
+          status.rebuilding(
+              "rebuilt from " + survivor + " at revision " + revision + "; its pod starts next");
+      return Optional.of(
+          new Plan(
+              true,
+              Optional.of(decision),
+              OptionalInt.of(0),
+              Map.of(),
+              new Step.DeleteRebuildPod("the rebuild is done"),
+              report.status(),
+              report.requeue()));
+    }
+    if (!facts.view.pods().isEmpty()) {
+      return Optional.of(
+          stopped(
+              new Step.Wait("every member pod to stop"),
+              status.rebuilding(
+                  "rebuilding from " + survivor + ": stopping every member pod first")));
+    }
+    return Optional.of(
+        stopped(
+            new Step.CreateRebuildPod(ordinal, survivor),
+            status.rebuilding(
+                "rebuilding from " + survivor + ": starting it with --force-new-cluster")));
+  }
+
+  /**
+   * Without quorum: when a majority lost its data, report it, or record the intent to rebuild when
+   * the user opted in. Empty when the majority still has its data (then waiting is right).
+   */
+  static Optional<Plan> majorityLost(
+      Target target, Desired desired, Facts facts, StatusBuilder status, int replicas) {
+    SortedSet<Integer> known = facts.knownOrdinals();
+    SortedSet<Integer> lost = new TreeSet<>();
+    known.stream().filter(facts::lostDataAt).forEach(lost::add);
+    int survivors = known.size() - lost.size();
+    if (lost.isEmpty() || survivors >= Quorum.of(known.size())) {
+      return Optional.empty();
+    }
+    String lostNames = String.join(", ", Planner.podNames(target.name(), lost));
+    Optional<Integer> best =
+        known.stream()
+            .filter(i -> !lost.contains(i))
+            .max(
+                Comparator.comparingLong((Integer i) -> index(facts, i))
+                    .thenComparing(Comparator.reverseOrder()));
+    if (best.isEmpty()) {
+      return Optional.of(
+          reportOnly(
+              replicas,
+              status.majorityDataLost(
+                  "members "
+                      + lostNames
+                      + " lost their data and no member holds any: the cluster's"
+                      + " data is gone; the operator changes nothing")));
+    }
+    boolean ambiguous =
+        survivors > 1
+            && known.stream().filter(i -> !lost.contains(i)).allMatch(i -> index(facts, i) == 0);
+    String survivor = Names.member(target.name(), best.get());
+    String advanced =
+        ambiguous
+            ? "no survivor tells how far its log goes, so the most advanced one is unknown"
+            : survivor
+                + " holds the most advanced data (raft index "
+                + index(facts, best.get())
+                + ")";
+    Optional<String> done =
+        facts.view.clusterState().flatMap(s -> s.annotation(Names.REBUILT_ANNOTATION));
+    Optional<String> optIn = target.rebuild().optIn();
+    if (optIn.isPresent() && !optIn.equals(done) && !ambiguous) {
+      ClusterStateView state = facts.view.clusterState().orElseThrow();
+      Map<String, String> annotations = new LinkedHashMap<>(kept(state));
+      annotations.put(Names.REBUILDING_ANNOTATION, optIn.get());
+      annotations.put(Names.REBUILDING_FROM_ANNOTATION, survivor);
+      List<InitialMember> members =
+          state.initialCluster().entrySet().stream()
+              .map(e -> new InitialMember(e.getKey(), e.getValue()))
+              .toList();
+      StatusBuilder.Report report =
+          status.rebuilding(
+              "members "
+                  + lostNames
+                  + " lost their data; "
+                  + advanced
+                  + "; rebuilding from it, as asked");
+      return Optional.of(
+          new Plan(
+              true,
+              Optional.of(new ClusterStateDecision(true, members, annotations)),
+              OptionalInt.empty(),
+              Map.of(),
+              new Step.None(),
+              report.status(),
+              report.requeue()));
+    }
+    String why =
+        optIn.isPresent() && optIn.equals(done)
+            ? "the opt-in "
+                + optIn.get()
+                + " was used by an earlier rebuild; set a new value ("
+                + target.rebuild().uid()
+                + "/2, ...) to rebuild again"
+            : target
+                .rebuild()
+                .problem()
+                .orElse(
+                    "to rebuild the cluster from the most advanced survivor, losing what it lacks: kubectl annotate etcdcluster "
+                        + target.name()
+                        + " -n "
+                        + target.namespace()
+                        + " "
+                        + Names.REBUILD_OPT_IN_ANNOTATION
+                        + "="
+                        + target.rebuild().uid());
+    return Optional.of(
+        reportOnly(
+            replicas,
+            status.majorityDataLost(
+                "quorum lost and members "
+                    + lostNames
+                    + " lost their data; "
+                    + advanced
+                    + ". The operator destroys nothing and starts no new cluster; "
+                    + why)));
+  }
+
+  /** How far a member's log goes, as far as the operator can tell (0: unknown). */
+  private static long index(Facts facts, int ordinal) {
+    return facts.view.probe(ordinal).map(MemberProbe::knownIndex).orElse(0L);
+  }
+
+  /** The record of earlier rebuilds, carried on. */
+  static Map<String, String> kept(ClusterStateView state) {
+    Map<String, String> kept = new LinkedHashMap<>();
+    state
+        .annotation(Names.REBUILT_ANNOTATION)
+        .ifPresent(v -> kept.put(Names.REBUILT_ANNOTATION, v));
+    state
+        .annotation(Names.REBUILT_FROM_ANNOTATION)
+        .ifPresent(v -> kept.put(Names.REBUILT_FROM_ANNOTATION, v));
+    return kept;
+  }
+
+  /** Every member pod stopped while the rebuild holds the survivor's claim. */
+  private static Plan stopped(Step step, StatusBuilder.Report report) {
+    return new Plan(
+        true,
+        Optional.empty(),
+        OptionalInt.of(0),
+        Map.of(),
+        step,
+        report.status(),
+        report.requeue());
+  }
+
+  /** Keeps every known member's pod, as while waiting for any lost quorum, and reports. */
+  private static Plan reportOnly(int replicas, StatusBuilder.Report report) {
+    return new Plan(
+        true,
+        Optional.empty(),
+        OptionalInt.of(replicas),
+        Map.of(),
+        new Step.None(),
+        report.status(),
+        report.requeue());
+  }
+}
