@@ -36,6 +36,14 @@ public final class VolumeController extends Controller {
   }
 
   @Override
+  public void start() {
+    this.<PersistentVolumeClaim>watch(
+        w -> client.persistentVolumeClaims().inAnyNamespace().watch(w));
+    this.<Pod>watch(w -> client.pods().inAnyNamespace().watch(w));
+    super.start();
+  }
+
+  @Override
   protected void reconcile() {
     List<PersistentVolumeClaim> claims =
         client.persistentVolumeClaims().inAnyNamespace().list().getItems();

@@ -186,6 +186,9 @@ final class ContainerRunner {
           }
           continue;
         }
+        if (!ProcessLauncher.awaitExec(p, config.argv(), Duration.ofSeconds(10)) && p.isAlive()) {
+          log("the container's setup did not finish within 10s");
+        }
         synchronized (lock) {
           if (stopping) {
             process = p;

@@ -1,7 +1,12 @@
 package io.etcdoperator.sandbox.kubelet;
 
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /** What faults and tests may do to a running pod on the sandbox's node. */
 public final class PodHandle {
@@ -53,6 +58,37 @@ public final class PodHandle {
   public List<String> wipeClaims() {
     return worker.wipeClaims();
   }
+
+  /**
+   * Runs a command inside a container's mount and UTS namespaces (as {@code kubectl exec} would),
+   * with the container's hosts file; returns exit code and output.
+   */
+  public ExecResult exec(String container, Duration timeout, String... command) throws IOException {
+    long pid = pid(container);
+    if (pid <= 0) {
+      throw new IOException("container " + container + " of " + worker.key() + " is not running");
+    }
+    List<String> cmd =
+        new ArrayList<>(
+            List.of("nsenter", "--target", String.valueOf(pid), "--mount", "--uts", "--"));
+    cmd.addAll(List.of(command));
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    try {
+      if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+        p.destroyForcibly();
+        throw new IOException("timed out: " + String.join(" ", command));
+      }
+      return new ExecResult(
+          p.exitValue(), new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
+    } catch (InterruptedException e) {
+      p.destroyForcibly();
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted");
+    }
+  }
+
+  /** Exit code and combined output of {@link #exec}. */
+  public record ExecResult(int exitCode, String output) {}
 
   /** The main process id of a container (null: the first), or -1. */
   public long pid(String container) {

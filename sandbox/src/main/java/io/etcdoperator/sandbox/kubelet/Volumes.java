@@ -71,6 +71,9 @@ final class Volumes {
         if (claim.getMetadata().getDeletionTimestamp() != null) {
           throw new NotReady("persistentvolumeclaim \"" + claimName + "\" is being deleted");
         }
+        if (claim.getStatus() == null || !"Bound".equals(claim.getStatus().getPhase())) {
+          throw new NotReady("persistentvolumeclaim \"" + claimName + "\" is not bound yet");
+        }
         dir = kubelet.config().claimDir(claim);
         Files.createDirectories(dir);
         claims.put(claimName, dir);

@@ -99,6 +99,32 @@ public final class ProcessLauncher {
     return pb.start();
   }
 
+  /**
+   * Waits until the process has finished its setup and exec'd the container's command (its command
+   * line is then exactly {@code argv}), so that its namespaces and mounts are in place; false if it
+   * exited or did not get there within the timeout.
+   */
+  public static boolean awaitExec(Process p, List<String> argv, java.time.Duration timeout) {
+    byte[] expected =
+        String.join("\0", argv).concat("\0").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    Path cmdline = Path.of("/proc", String.valueOf(p.pid()), "cmdline");
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (p.isAlive() && System.nanoTime() < deadline) {
+      try {
+        if (java.util.Arrays.equals(Files.readAllBytes(cmdline), expected)) {
+          return true;
+        }
+        Thread.sleep(5);
+      } catch (IOException e) {
+        return false;
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return false;
+      }
+    }
+    return false;
+  }
+
   /** Single-quotes a string for sh. */
   static String q(String s) {
     return "'" + s.replace("'", "'\\''") + "'";
