@@ -1,0 +1,137 @@
+package io.etcdoperator.api.v1alpha1;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import io.fabric8.crd.generator.annotation.PreserveUnknownFields;
+import io.fabric8.generator.annotation.Default;
+import io.fabric8.generator.annotation.Min;
+import io.fabric8.generator.annotation.ValidationRule;
+import io.fabric8.kubernetes.model.annotation.SpecReplicas;
+import java.util.Map;
+
+/** What the user asks for. Every field is optional; {@code model} resolves the defaults. */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+@JsonPropertyOrder({
+  "replicas",
+  "options",
+  "podTemplate",
+  "serviceTemplate",
+  "headlessServiceTemplate",
+  "podDisruptionBudgetTemplate",
+  "storage",
+  "security"
+})
+@ValidationRule(
+    value =
+        "(has(self.storage) && has(self.storage.emptyDir))"
+            + " == (has(oldSelf.storage) && has(oldSelf.storage.emptyDir))",
+    message =
+        "spec.storage: the storage kind (emptyDir or volumeClaimTemplate) cannot change"
+            + " after creation",
+    reason = "FieldValueForbidden")
+public class EtcdClusterSpec {
+  public static final int DEFAULT_REPLICAS = 3;
+
+  @SpecReplicas
+  @Default("3")
+  @Min(0)
+  @JsonPropertyDescription("Number of etcd members. 0 hibernates the cluster and keeps its data.")
+  private Integer replicas;
+
+  @JsonPropertyDescription(
+      "Extra etcd flags: name without leading dashes -> value, e.g. {\"quota-backend-bytes\":"
+          + " \"8589934592\"}. Flags the operator owns are rejected.")
+  private Map<String, String> options;
+
+  @JsonPropertyDescription(
+      "Laid over the operator's pod: the container named etcd is merged field by field; other"
+          + " containers, init containers and volumes are added.")
+  private PodTemplate podTemplate;
+
+  @JsonPropertyDescription("Metadata and spec laid over the client Service.")
+  private EmbeddedService serviceTemplate;
+
+  @JsonPropertyDescription("Metadata and spec laid over the headless Service.")
+  private EmbeddedService headlessServiceTemplate;
+
+  @JsonPropertyDescription(
+      "Laid over the PodDisruptionBudget. Without it, a PDB keeps quorum (minAvailable ="
+          + " replicas/2+1) for 2 or more replicas.")
+  private EmbeddedPodDisruptionBudget podDisruptionBudgetTemplate;
+
+  @JsonPropertyDescription(
+      "Member data: exactly one of emptyDir or volumeClaimTemplate (default: a 4Gi"
+          + " PersistentVolumeClaim per member). Immutable after creation.")
+  private StorageSpec storage;
+
+  @PreserveUnknownFields
+  @JsonPropertyDescription(
+      "TLS and authentication (aenix v1alpha1). Not supported yet: a cluster that sets it is"
+          + " reported InvalidSpec rather than run without the security it asked for.")
+  private Map<String, Object> security;
+
+  public Integer getReplicas() {
+    return replicas;
+  }
+
+  public void setReplicas(Integer replicas) {
+    this.replicas = replicas;
+  }
+
+  public Map<String, String> getOptions() {
+    return options;
+  }
+
+  public void setOptions(Map<String, String> options) {
+    this.options = options;
+  }
+
+  public PodTemplate getPodTemplate() {
+    return podTemplate;
+  }
+
+  public void setPodTemplate(PodTemplate podTemplate) {
+    this.podTemplate = podTemplate;
+  }
+
+  public EmbeddedService getServiceTemplate() {
+    return serviceTemplate;
+  }
+
+  public void setServiceTemplate(EmbeddedService serviceTemplate) {
+    this.serviceTemplate = serviceTemplate;
+  }
+
+  public EmbeddedService getHeadlessServiceTemplate() {
+    return headlessServiceTemplate;
+  }
+
+  public void setHeadlessServiceTemplate(EmbeddedService headlessServiceTemplate) {
+    this.headlessServiceTemplate = headlessServiceTemplate;
+  }
+
+  public EmbeddedPodDisruptionBudget getPodDisruptionBudgetTemplate() {
+    return podDisruptionBudgetTemplate;
+  }
+
+  public void setPodDisruptionBudgetTemplate(EmbeddedPodDisruptionBudget template) {
+    this.podDisruptionBudgetTemplate = template;
+  }
+
+  public StorageSpec getStorage() {
+    return storage;
+  }
+
+  public void setStorage(StorageSpec storage) {
+    this.storage = storage;
+  }
+
+  public Map<String, Object> getSecurity() {
+    return security;
+  }
+
+  public void setSecurity(Map<String, Object> security) {
+    this.security = security;
+  }
+}

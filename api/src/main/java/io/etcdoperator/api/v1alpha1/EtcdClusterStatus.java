@@ -1,0 +1,146 @@
+package io.etcdoperator.api.v1alpha1;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.model.annotation.LabelSelector;
+import io.fabric8.kubernetes.model.annotation.StatusReplicas;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * What the operator observed of the real etcd cluster at its last reconcile. An output only: the
+ * operator recomputes it from the world every time and never reads it to decide anything.
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+@JsonPropertyOrder({
+  "observedGeneration",
+  "conditions",
+  "clusterID",
+  "leader",
+  "replicas",
+  "readyMembers",
+  "members",
+  "selector"
+})
+public class EtcdClusterStatus {
+  @JsonPropertyDescription("The spec generation this status was computed for.")
+  private Long observedGeneration;
+
+  @JsonPropertyDescription(
+      "Available (quorum), Ready (all members healthy voters), Progressing, Degraded.")
+  private List<Condition> conditions = new ArrayList<>();
+
+  @JsonPropertyDescription("The etcd cluster ID (hex) reported by the members.")
+  private String clusterID;
+
+  @JsonPropertyDescription("Name of the member that leads, if any.")
+  private String leader;
+
+  @StatusReplicas
+  @JsonPropertyDescription("Members in the etcd member list (voters and learners).")
+  private Integer replicas;
+
+  @JsonPropertyDescription("Members that answer, are voters, and see the leader.")
+  private Integer readyMembers;
+
+  @JsonPropertyDescription(
+      "Every member in the member list, and every expected pod that is not one.")
+  private List<MemberStatus> members = new ArrayList<>();
+
+  @LabelSelector
+  @JsonPropertyDescription("Label selector of the member pods (for the scale subresource).")
+  private String selector;
+
+  public Long getObservedGeneration() {
+    return observedGeneration;
+  }
+
+  public void setObservedGeneration(Long observedGeneration) {
+    this.observedGeneration = observedGeneration;
+  }
+
+  public List<Condition> getConditions() {
+    return conditions;
+  }
+
+  public void setConditions(List<Condition> conditions) {
+    this.conditions = conditions;
+  }
+
+  public String getClusterID() {
+    return clusterID;
+  }
+
+  public void setClusterID(String clusterID) {
+    this.clusterID = clusterID;
+  }
+
+  public String getLeader() {
+    return leader;
+  }
+
+  public void setLeader(String leader) {
+    this.leader = leader;
+  }
+
+  public Integer getReplicas() {
+    return replicas;
+  }
+
+  public void setReplicas(Integer replicas) {
+    this.replicas = replicas;
+  }
+
+  public Integer getReadyMembers() {
+    return readyMembers;
+  }
+
+  public void setReadyMembers(Integer readyMembers) {
+    this.readyMembers = readyMembers;
+  }
+
+  public List<MemberStatus> getMembers() {
+    return members;
+  }
+
+  public void setMembers(List<MemberStatus> members) {
+    this.members = members;
+  }
+
+  public String getSelector() {
+    return selector;
+  }
+
+  public void setSelector(String selector) {
+    this.selector = selector;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof EtcdClusterStatus s
+        && Objects.equals(observedGeneration, s.observedGeneration)
+        && Objects.equals(conditions, s.conditions)
+        && Objects.equals(clusterID, s.clusterID)
+        && Objects.equals(leader, s.leader)
+        && Objects.equals(replicas, s.replicas)
+        && Objects.equals(readyMembers, s.readyMembers)
+        && Objects.equals(members, s.members)
+        && Objects.equals(selector, s.selector);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(
+        observedGeneration,
+        conditions,
+        clusterID,
+        leader,
+        replicas,
+        readyMembers,
+        members,
+        selector);
+  }
+}

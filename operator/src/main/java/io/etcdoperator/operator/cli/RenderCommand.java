@@ -1,0 +1,186 @@
+package io.etcdoperator.operator.cli;
+
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.MappingIterator;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.etcdoperator.api.v1alpha1.EtcdCluster;
+import io.etcdoperator.operator.model.ClusterState;
+import io.etcdoperator.operator.model.EtcdClusterModel;
+import io.etcdoperator.operator.model.InvalidSpecException;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code render -f cluster.yaml}: every object the operator would create for each {@code
+ * EtcdCluster} in the files, as multi-document YAML on stdout, for review before applying (as with
+ * {@code helm template}). The cluster state is the bootstrap one ({@code new}, members {@code
+ * 0..replicas-1}) and the StatefulSet has {@code spec.replicas}. When any resource is invalid,
+ * nothing is printed on stdout: every problem goes to stderr, with its field, and the exit code is
+ * 1. A manifest not yet applied has no UID: the owner references and the cluster token of the
+ * output then lack it.
+ */
+@Command(
+    name = "render",
+    mixinStandardHelpOptions = true,
+    description =
+        "Print, as YAML, every object the operator would create for each EtcdCluster in the"
+            + " files, or the validation errors (exit code 1).")
+public final class RenderCommand implements Callable<Integer> {
+  static final int INVALID = 1;
+  private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
+  private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+  private static final ObjectMapper STRICT =
+      new ObjectMapper().enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+
+  @Option(
+      names = {"-f", "--filename"},
+      required = true,
+      paramLabel = "FILE",
+      description =
+          "A YAML file of EtcdCluster resources (several documents allowed); - for stdin.")
+  List<String> files;
+
+  @Option(
+      names = {"-n", "--namespace"},
+      defaultValue = "default",
+      description = "Namespace of resources that name none (default: ${DEFAULT-VALUE}).")
+  String namespace;
+
+  @Spec CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    List<HasMetadata> objects = new ArrayList<>();
+    int clusters = 0;
+    boolean failed = false;
+    for (String file : files) {
+      List<JsonNode> documents;
+      try {
+        documents = read(file);
+      } catch (IOException e) {
+        err.println(file + ": cannot read: " + e.getMessage());
+        failed = true;
+        continue;
+      }
+      for (JsonNode doc : documents) {
+        String what = doc.path("apiVersion").asText() + "/" + doc.path("kind").asText();
+        if (!(EtcdCluster.API_VERSION + "/" + EtcdCluster.KIND).equals(what)) {
+          err.println(
+              file
+                  + ": skipping "
+                  + what
+                  + " "
+                  + doc.path("metadata").path("name").asText()
+                  + ": not an EtcdCluster");
+          continue;
+        }
+        clusters++;
+        String prefix = file + ": EtcdCluster " + doc.path("metadata").path("name").asText() + ": ";
+        try {
+          objects.addAll(render(toCluster(doc)));
+        } catch (IllegalArgumentException e) {
+          err.println(prefix + unreadable(e));
+          failed = true;
+        } catch (InvalidSpecException e) {
+          e.problems().forEach(p -> err.println(prefix + p));
+          failed = true;
+        }
+      }
+    }
+    if (clusters == 0 && !failed) {
+      err.println(
+          "no EtcdCluster (" + EtcdCluster.API_VERSION + ") in " + String.join(", ", files));
+      failed = true;
+    }
+    if (failed) {
+      return INVALID;
+    }
+    out.print(yaml(objects));
+    out.flush();
+    return 0;
+  }
+
+  /** The objects the operator creates first for a valid cluster. */
+  static List<HasMetadata> render(EtcdCluster cluster) throws InvalidSpecException {
+    EtcdClusterModel model = EtcdClusterModel.of(cluster);
+    return model.all(ClusterState.bootstrap(model), model.replicas());
+  }
+
+  /** Objects as multi-document YAML, each starting with {@code ---}. */
+  public static String yaml(List<? extends HasMetadata> objects) {
+    StringBuilder sb = new StringBuilder();
+    objects.forEach(o -> sb.append(SERIALIZATION.asYaml(o)));
+    return sb.toString();
+  }
+
+  private EtcdCluster toCluster(JsonNode doc) {
+    ObjectNode fields = doc.deepCopy();
+    // Checked already; EtcdCluster computes both, and logs when they are set.
+    fields.remove(List.of("apiVersion", "kind"));
+    EtcdCluster cluster = STRICT.convertValue(fields, EtcdCluster.class);
+    if (cluster.getMetadata() != null && cluster.getMetadata().getNamespace() == null) {
+      cluster.getMetadata().setNamespace(namespace);
+    }
+    return cluster;
+  }
+
+  private List<JsonNode> read(String file) throws IOException {
+    String text;
+    if ("-".equals(file)) {
+      InputStream in = System.in;
+      text = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    } else {
+      text = Files.readString(Path.of(file));
+    }
+    List<JsonNode> docs = new ArrayList<>();
+    try (MappingIterator<JsonNode> it = YAML.readerFor(JsonNode.class).readValues(text)) {
+      while (it.hasNextValue()) {
+        JsonNode doc = it.nextValue();
+        if (doc != null && doc.isObject()) {
+          docs.add(doc);
+        }
+      }
+    }
+    return docs;
+  }
+
+  /** A field that does not read into the API classes, as {@code path: reason}. */
+  private static String unreadable(IllegalArgumentException e) {
+    if (!(e.getCause() instanceof JsonMappingException m)) {
+      return "cannot read: " + e.getMessage();
+    }
+    StringBuilder path = new StringBuilder();
+    for (JsonMappingException.Reference r : m.getPath()) {
+      if (r.getFieldName() != null) {
+        path.append(path.isEmpty() ? "" : ".").append(r.getFieldName());
+      } else if (r.getIndex() >= 0) {
+        path.append('[').append(r.getIndex()).append(']');
+      }
+    }
+    String reason =
+        m instanceof UnrecognizedPropertyException
+            ? "unknown field"
+            : "cannot read: " + m.getOriginalMessage().lines().findFirst().orElse("");
+    return (path.isEmpty() ? "" : path + ": ") + reason;
+  }
+}

@@ -1,0 +1,261 @@
+package io.etcdoperator.operator.model;
+
+import io.etcdoperator.api.v1alpha1.EmbeddedPodDisruptionBudget;
+import io.etcdoperator.api.v1alpha1.EmbeddedService;
+import io.etcdoperator.api.v1alpha1.EtcdCluster;
+import io.etcdoperator.api.v1alpha1.EtcdClusterSpec;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.OwnerReference;
+import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
+import io.fabric8.kubernetes.api.model.PodTemplateSpec;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.fabric8.kubernetes.api.model.ServicePort;
+import io.fabric8.kubernetes.api.model.ServicePortBuilder;
+import io.fabric8.kubernetes.api.model.ServiceSpec;
+import io.fabric8.kubernetes.api.model.ServiceSpecBuilder;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetBuilder;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The desired Kubernetes objects of one {@code EtcdCluster}: built from its spec alone, with no
+ * client, clock or I/O. {@link #of} validates once and throws {@link InvalidSpecException} listing
+ * every problem; the {@code x()} methods then build fresh fabric8 objects on every call, so callers
+ * may change what they get.
+ *
+ * <p>What the spec does not decide is a parameter: the StatefulSet's replicas (the planner grows
+ * and shrinks it one member at a time) and the cluster state the ConfigMap announces ({@code new}
+ * or {@code existing}, decided from the world).
+ */
+public final class EtcdClusterModel {
+  private final String name;
+  private final String namespace;
+  private final String uid;
+  private final EtcdClusterSpec spec;
+  private final int replicas;
+  private final PodTemplateSpec podTemplate;
+  private final String podTemplateHash;
+
+  private EtcdClusterModel(EtcdCluster resource) {
+    this.name = resource.getMetadata().getName();
+    this.namespace = resource.getMetadata().getNamespace();
+    this.uid = resource.getMetadata().getUid();
+    EtcdClusterSpec given = Overlay.copy(resource.getSpec(), EtcdClusterSpec.class);
+    this.spec = given == null ? new EtcdClusterSpec() : given;
+    this.replicas =
+        spec.getReplicas() == null ? EtcdClusterSpec.DEFAULT_REPLICAS : spec.getReplicas();
+    this.podTemplate = MemberPod.template(name, spec);
+    this.podTemplateHash =
+        podTemplate.getMetadata().getAnnotations().get(Names.POD_TEMPLATE_HASH_ANNOTATION);
+  }
+
+  /** Validates once; throws InvalidSpecException listing every problem (field path + reason). */
+  public static EtcdClusterModel of(EtcdCluster resource) throws InvalidSpecException {
+    List<SpecProblem> problems = SpecValidator.validate(resource);
+    if (!problems.isEmpty()) {
+      throw new InvalidSpecException(problems);
+    }
+    return new EtcdClusterModel(resource);
+  }
+
+  public String name() {
+    return name;
+  }
+
+  public String namespace() {
+    return namespace;
+  }
+
+  /** {@code spec.replicas}, default {@value EtcdClusterSpec#DEFAULT_REPLICAS}. */
+  public int replicas() {
+    return replicas;
+  }
+
+  /** The initial-cluster token of this incarnation of the cluster (carries the resource's UID). */
+  public String clusterToken() {
+    return Names.clusterToken(namespace, name, uid);
+  }
+
+  /** Changes iff the pod template the members should run changes; never with replicas. */
+  public String podTemplateHash() {
+    return podTemplateHash;
+  }
+
+  /** The pod template every member should run, with its hash annotation. */
+  public PodTemplateSpec podTemplate() {
+    return Overlay.copy(podTemplate, PodTemplateSpec.class);
+  }
+
+  public boolean usesPersistentStorage() {
+    return DataStorage.persistent(spec);
+  }
+
+  /** The StatefulSet with {@code replicas} members: the planner decides, one step at a time. */
+  public StatefulSet statefulSet(int replicas) {
+    return new StatefulSetBuilder()
+        .withMetadata(metadata(Names.statefulSet(name), Names.labels(name), null))
+        .withNewSpec()
+        .withReplicas(replicas)
+        .withServiceName(Names.headlessService(name))
+        .withPodManagementPolicy("Parallel")
+        .withNewUpdateStrategy()
+        .withType("OnDelete")
+        .endUpdateStrategy()
+        .withRevisionHistoryLimit(10)
+        .withNewSelector()
+        .withMatchLabels(Names.selectorLabels(name))
+        .endSelector()
+        .withTemplate(podTemplate())
+        .withVolumeClaimTemplates(DataStorage.claimTemplates(name, spec))
+        .withPersistentVolumeClaimRetentionPolicy(DataStorage.retentionPolicy(spec))
+        .endSpec()
+        .build();
+  }
+
+  /** {@code <cluster>-headless}: each member's stable DNS name, resolvable before it is ready. */
+  public Service headlessService() {
+    ServiceSpec ours =
+        new ServiceSpecBuilder()
+            .withClusterIP("None")
+            .withPublishNotReadyAddresses(true)
+            .withSelector(Names.selectorLabels(name))
+            .withPorts(
+                port(Names.PEER_PORT_NAME, Names.PEER_PORT),
+                port(Names.CLIENT_PORT_NAME, Names.CLIENT_PORT))
+            .build();
+    return service(Names.headlessService(name), ours, spec.getHeadlessServiceTemplate());
+  }
+
+  /** {@code <cluster>}: the clients' Service, to ready members only. */
+  public Service clientService() {
+    ServiceSpec ours =
+        new ServiceSpecBuilder()
+            .withSelector(Names.selectorLabels(name))
+            .withPorts(port(Names.CLIENT_PORT_NAME, Names.CLIENT_PORT))
+            .build();
+    return service(Names.clientService(name), ours, spec.getServiceTemplate());
+  }
+
+  /** {@code <cluster>-cluster-state}: what a member starting with an empty data dir joins. */
+  public ConfigMap clusterStateConfigMap(ClusterState state) {
+    Map<String, String> data = new LinkedHashMap<>();
+    data.put(Names.ENV_INITIAL_CLUSTER, state.initialCluster());
+    data.put(Names.ENV_INITIAL_CLUSTER_STATE, state.kind().flagValue());
+    data.put(Names.ENV_INITIAL_CLUSTER_TOKEN, state.token());
+    return new ConfigMapBuilder()
+        .withMetadata(metadata(Names.clusterStateConfigMap(name), Names.labels(name), null))
+        .withData(data)
+        .build();
+  }
+
+  /** The budget for the spec's replicas; see {@link #podDisruptionBudget(int)}. */
+  public Optional<PodDisruptionBudget> podDisruptionBudget() {
+    return podDisruptionBudget(replicas);
+  }
+
+  /**
+   * The template's budget if it sets one, else one that keeps quorum ({@code minAvailable =
+   * members/2+1}) for 2 or more members, else none. While a cluster scales down, pass the number of
+   * members it still has: a budget for the smaller target would allow too many disruptions.
+   */
+  public Optional<PodDisruptionBudget> podDisruptionBudget(int members) {
+    EmbeddedPodDisruptionBudget template = spec.getPodDisruptionBudgetTemplate();
+    var budget = template == null ? null : template.getSpec();
+    boolean templateBudget =
+        budget != null && (budget.getMinAvailable() != null || budget.getMaxUnavailable() != null);
+    if (!templateBudget && members < 2) {
+      return Optional.empty();
+    }
+    var meta = template == null ? null : template.getMetadata();
+    return Optional.of(
+        new PodDisruptionBudgetBuilder()
+            .withMetadata(
+                metadata(
+                    Names.podDisruptionBudget(name),
+                    Overlay.labels(name, meta),
+                    Overlay.annotations(meta)))
+            .withNewSpec()
+            .withSelector(
+                new io.fabric8.kubernetes.api.model.LabelSelectorBuilder()
+                    .withMatchLabels(Names.selectorLabels(name))
+                    .build())
+            .withMinAvailable(
+                templateBudget ? budget.getMinAvailable() : new IntOrString(members / 2 + 1))
+            .withMaxUnavailable(templateBudget ? budget.getMaxUnavailable() : null)
+            .endSpec()
+            .build());
+  }
+
+  /** Everything, in the order to create it: what {@code render} prints. */
+  public List<HasMetadata> all(ClusterState state, int replicas) {
+    List<HasMetadata> all = new ArrayList<>();
+    all.add(clusterStateConfigMap(state));
+    all.add(headlessService());
+    all.add(clientService());
+    all.add(statefulSet(replicas));
+    podDisruptionBudget(replicas).ifPresent(all::add);
+    return all;
+  }
+
+  private Service service(String serviceName, ServiceSpec ours, EmbeddedService template) {
+    var meta = template == null ? null : template.getMetadata();
+    ServiceSpec merged = ours;
+    if (template != null && template.getSpec() != null) {
+      merged =
+          Overlay.fromMap(
+              Overlay.overlay(
+                  Overlay.toMap(ours),
+                  Overlay.toMap(template.getSpec()),
+                  Map.of("ports", Overlay::mergeByNameFieldwise)),
+              ServiceSpec.class);
+    }
+    ApiDefaults.serviceSpec(merged);
+    return new ServiceBuilder()
+        .withMetadata(metadata(serviceName, Overlay.labels(name, meta), Overlay.annotations(meta)))
+        .withSpec(merged)
+        .build();
+  }
+
+  private static ServicePort port(String portName, int port) {
+    // The target is explicit, so that a template that changes the port keeps the target.
+    return new ServicePortBuilder()
+        .withName(portName)
+        .withPort(port)
+        .withTargetPort(new IntOrString(port))
+        .build();
+  }
+
+  private ObjectMeta metadata(
+      String objectName, Map<String, String> labels, Map<String, String> annotations) {
+    return new ObjectMetaBuilder()
+        .withName(objectName)
+        .withNamespace(namespace)
+        .withLabels(labels)
+        .withAnnotations(annotations)
+        .withOwnerReferences(owner())
+        .build();
+  }
+
+  private OwnerReference owner() {
+    return new OwnerReferenceBuilder()
+        .withApiVersion(EtcdCluster.API_VERSION)
+        .withKind(EtcdCluster.KIND)
+        .withName(name)
+        .withUid(uid)
+        .withController(true)
+        .withBlockOwnerDeletion(true)
+        .build();
+  }
+}

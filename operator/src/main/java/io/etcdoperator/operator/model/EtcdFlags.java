@@ -1,0 +1,125 @@
+package io.etcdoperator.operator.model;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * The etcd command line of a member: the flags the operator owns, then {@code spec.options}.
+ *
+ * <p>The operator owns every flag that decides a member's identity, data location, membership and
+ * URLs: a user value for one of them would give a member another name, lose its data or break the
+ * peer URLs the member list records. TLS flags are owned too: TLS comes with {@code spec.security},
+ * and a TLS flag alone would make members unreachable by the operator's {@code http://} URLs.
+ */
+final class EtcdFlags {
+  static final String DEFAULT_IMAGE = "quay.io/coreos/etcd:v3.5.17";
+  static final String COMMAND = "etcd";
+
+  private static final String IDENTITY = "member identity and data location";
+  private static final String MEMBERSHIP = "cluster membership";
+  private static final String URLS = "member URLs and ports";
+  private static final String TLS = "TLS comes with spec.security, not supported yet";
+
+  /** Owned flag -> why the operator owns it. */
+  private static final Map<String, String> OWNED = new LinkedHashMap<>();
+
+  static {
+    for (String f : List.of("name", "data-dir", "wal-dir")) {
+      OWNED.put(f, IDENTITY);
+    }
+    for (String f :
+        List.of(
+            "initial-cluster",
+            "initial-cluster-state",
+            "initial-cluster-token",
+            "force-new-cluster",
+            "discovery",
+            "discovery-srv",
+            "discovery-srv-name",
+            "discovery-fallback",
+            "discovery-proxy")) {
+      OWNED.put(f, MEMBERSHIP);
+    }
+    for (String f :
+        List.of(
+            "listen-peer-urls",
+            "listen-client-urls",
+            "listen-client-http-urls",
+            "listen-metrics-urls",
+            "initial-advertise-peer-urls",
+            "advertise-client-urls")) {
+      OWNED.put(f, URLS);
+    }
+    for (String f :
+        List.of(
+            "cert-file",
+            "key-file",
+            "trusted-ca-file",
+            "client-cert-auth",
+            "client-crl-file",
+            "client-cert-file",
+            "client-key-file",
+            "auto-tls",
+            "peer-cert-file",
+            "peer-key-file",
+            "peer-trusted-ca-file",
+            "peer-client-cert-auth",
+            "peer-crl-file",
+            "peer-auto-tls",
+            "peer-cert-allowed-cn",
+            "peer-cert-allowed-hostname")) {
+      OWNED.put(f, TLS);
+    }
+  }
+
+  private EtcdFlags() {}
+
+  /** Why the operator owns {@code flag}, or empty when the user may set it. */
+  static Optional<String> ownedBecause(String flag) {
+    return Optional.ofNullable(OWNED.get(flag));
+  }
+
+  /**
+   * The flag an environment variable sets ({@code ETCD_DATA_DIR} -> {@code data-dir}) when it is
+   * one the operator owns. etcd reads {@code ETCD_<FLAG>} for every flag.
+   */
+  static Optional<String> ownedFlagOfEnv(String envName) {
+    if (envName == null || !envName.startsWith("ETCD_")) {
+      return Optional.empty();
+    }
+    String flag = envName.substring("ETCD_".length()).toLowerCase(Locale.ROOT).replace('_', '-');
+    return OWNED.containsKey(flag) ? Optional.of(flag) : Optional.empty();
+  }
+
+  /**
+   * The member's arguments. {@code $(POD_NAME)} and {@code $(POD_NAMESPACE)} are expanded by the
+   * kubelet from the container's environment.
+   */
+  static List<String> args(String cluster, Map<String, String> options) {
+    String host =
+        "$("
+            + Names.ENV_POD_NAME
+            + ")."
+            + Names.headlessService(cluster)
+            + ".$("
+            + Names.ENV_POD_NAMESPACE
+            + ").svc";
+    List<String> args = new ArrayList<>();
+    args.add("--name=$(" + Names.ENV_POD_NAME + ")");
+    args.add("--data-dir=" + Names.DATA_DIR);
+    args.add("--listen-peer-urls=http://0.0.0.0:" + Names.PEER_PORT);
+    args.add("--listen-client-urls=http://0.0.0.0:" + Names.CLIENT_PORT);
+    args.add("--listen-metrics-urls=http://0.0.0.0:" + Names.METRICS_PORT);
+    args.add("--initial-advertise-peer-urls=http://" + host + ":" + Names.PEER_PORT);
+    args.add("--advertise-client-urls=http://" + host + ":" + Names.CLIENT_PORT);
+    if (options != null) {
+      new TreeMap<>(options).forEach((k, v) -> args.add("--" + k + "=" + v));
+    }
+    return args;
+  }
+}

@@ -1,0 +1,181 @@
+package io.etcdoperator.operator.model;
+
+import io.etcdoperator.api.v1alpha1.EtcdClusterSpec;
+import io.etcdoperator.api.v1alpha1.PodTemplate;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ContainerBuilder;
+import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.PodSpecBuilder;
+import io.fabric8.kubernetes.api.model.PodTemplateSpec;
+import io.fabric8.kubernetes.api.model.PodTemplateSpecBuilder;
+import io.fabric8.kubernetes.api.model.Probe;
+import io.fabric8.kubernetes.api.model.ProbeBuilder;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The pod every member runs: the operator's etcd container, {@code spec.podTemplate} laid over it,
+ * the API server's defaults written out, and the hash of the result in an annotation.
+ *
+ * <p>Overlay rules. The container named {@value Names#ETCD_CONTAINER} is merged field by field: a
+ * field the user sets (image, command, args, probes, resources, securityContext, ...) replaces
+ * ours; {@code env} and {@code volumeMounts} merge by name; {@code ports} merge by name field by
+ * field; the user's {@code envFrom} go before ours, so that the cluster-state keys stay ours. Other
+ * containers, init containers and volumes are added. Every other PodSpec field the user sets
+ * (nodeSelector, affinity, tolerations, securityContext, serviceAccountName, ...) is taken. Labels
+ * and annotations are added to ours. Validation has already refused what would collide.
+ *
+ * <p>Probes. etcd serves its client port only once it has joined a cluster with quorum, and its
+ * {@code /health} fails without a leader (tried with Debian's etcd 3.4.23), so liveness and startup
+ * ask {@code /version} on the peer port, which answers from the moment the member has loaded its
+ * data, quorum or not: a member waiting for its peers is never killed for it. Readiness asks {@code
+ * /health} on the metrics port: a member is ready when the cluster has a leader and it can serve.
+ */
+final class MemberPod {
+  private static final Map<String, Overlay.Rule> POD_RULES =
+      Map.of(
+          "containers", MemberPod::mergeContainers,
+          "initContainers", Overlay::append,
+          "volumes", Overlay::append);
+  private static final Map<String, Overlay.Rule> ETCD_CONTAINER_RULES =
+      Map.of(
+          "env", Overlay::mergeByName,
+          "volumeMounts", Overlay::mergeByName,
+          "ports", Overlay::mergeByNameFieldwise,
+          "envFrom", Overlay::prepend);
+
+  private MemberPod() {}
+
+  /** The pod template, with its hash in {@value Names#POD_TEMPLATE_HASH_ANNOTATION}. */
+  static PodTemplateSpec template(String cluster, EtcdClusterSpec spec) {
+    PodTemplate user = spec.getPodTemplate();
+    PodSpec podSpec = basePodSpec(cluster, spec);
+    if (user != null && user.getSpec() != null) {
+      podSpec =
+          Overlay.fromMap(
+              Overlay.overlay(Overlay.toMap(podSpec), Overlay.toMap(user.getSpec()), POD_RULES),
+              PodSpec.class);
+    }
+    ApiDefaults.podSpec(podSpec);
+    Map<String, String> annotations = Overlay.annotations(user == null ? null : user.getMetadata());
+    PodTemplateSpec template =
+        new PodTemplateSpecBuilder()
+            .withNewMetadata()
+            .withLabels(Overlay.labels(cluster, user == null ? null : user.getMetadata()))
+            .withAnnotations(annotations == null ? new LinkedHashMap<>() : annotations)
+            .endMetadata()
+            .withSpec(podSpec)
+            .build();
+    template.getMetadata().getAnnotations().put(Names.POD_TEMPLATE_HASH_ANNOTATION, hash(template));
+    return template;
+  }
+
+  /** The hash of a pod template, leaving out the hash annotation itself. */
+  static String hash(PodTemplateSpec template) {
+    PodTemplateSpec copy = Overlay.copy(template, PodTemplateSpec.class);
+    copy.getMetadata().getAnnotations().remove(Names.POD_TEMPLATE_HASH_ANNOTATION);
+    return Overlay.hash(copy);
+  }
+
+  static PodSpec basePodSpec(String cluster, EtcdClusterSpec spec) {
+    PodSpecBuilder pod =
+        new PodSpecBuilder()
+            // Service links would put <SERVICE>_PORT variables in etcd's environment; a cluster
+            // named "etcd" would hand etcd ETCD_* variables it takes for flags.
+            .withEnableServiceLinks(false)
+            .withContainers(etcdContainer(cluster, spec.getOptions()));
+    DataStorage.podVolume(spec).ifPresent(pod::addToVolumes);
+    return pod.build();
+  }
+
+  static Container etcdContainer(String cluster, Map<String, String> options) {
+    return new ContainerBuilder()
+        .withName(Names.ETCD_CONTAINER)
+        .withImage(EtcdFlags.DEFAULT_IMAGE)
+        .withCommand(EtcdFlags.COMMAND)
+        .withArgs(EtcdFlags.args(cluster, options))
+        .addNewEnv()
+        .withName(Names.ENV_POD_NAME)
+        .withNewValueFrom()
+        .withNewFieldRef()
+        .withFieldPath("metadata.name")
+        .endFieldRef()
+        .endValueFrom()
+        .endEnv()
+        .addNewEnv()
+        .withName(Names.ENV_POD_NAMESPACE)
+        .withNewValueFrom()
+        .withNewFieldRef()
+        .withFieldPath("metadata.namespace")
+        .endFieldRef()
+        .endValueFrom()
+        .endEnv()
+        .addNewEnvFrom()
+        .withNewConfigMapRef()
+        .withName(Names.clusterStateConfigMap(cluster))
+        .endConfigMapRef()
+        .endEnvFrom()
+        .addNewPort()
+        .withName(Names.CLIENT_PORT_NAME)
+        .withContainerPort(Names.CLIENT_PORT)
+        .endPort()
+        .addNewPort()
+        .withName(Names.PEER_PORT_NAME)
+        .withContainerPort(Names.PEER_PORT)
+        .endPort()
+        .addNewPort()
+        .withName(Names.METRICS_PORT_NAME)
+        .withContainerPort(Names.METRICS_PORT)
+        .endPort()
+        .addNewVolumeMount()
+        .withName(Names.DATA_VOLUME)
+        .withMountPath(Names.DATA_MOUNT_PATH)
+        .endVolumeMount()
+        // Loading a large data dir can take minutes: up to 5 before liveness takes over.
+        .withStartupProbe(httpProbe("/version", Names.PEER_PORT, 5, 60))
+        .withLivenessProbe(httpProbe("/version", Names.PEER_PORT, 10, 6))
+        .withReadinessProbe(httpProbe("/health", Names.METRICS_PORT, 5, 3))
+        .build();
+  }
+
+  private static Probe httpProbe(String path, int port, int periodSeconds, int failureThreshold) {
+    return new ProbeBuilder()
+        .withNewHttpGet()
+        .withPath(path)
+        .withPort(new IntOrString(port))
+        .endHttpGet()
+        .withPeriodSeconds(periodSeconds)
+        .withTimeoutSeconds(5)
+        .withFailureThreshold(failureThreshold)
+        .build();
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Object mergeContainers(Object ours, Object users) {
+    List<Object> out = new ArrayList<>((List<Object>) ours);
+    for (Object c : (List<Object>) users) {
+      Map<String, Object> user = (Map<String, Object>) c;
+      int at = indexOf(out, user.get("name"));
+      if (at < 0) {
+        out.add(user);
+      } else {
+        Map<String, Object> base = (Map<String, Object>) out.get(at);
+        out.set(at, Overlay.overlay(base, user, ETCD_CONTAINER_RULES));
+      }
+    }
+    return out;
+  }
+
+  @SuppressWarnings("unchecked")
+  private static int indexOf(List<Object> containers, Object name) {
+    for (int i = 0; i < containers.size(); i++) {
+      if (((Map<String, Object>) containers.get(i)).get("name").equals(name)) {
+        return i;
+      }
+    }
+    return -1;
+  }
+}

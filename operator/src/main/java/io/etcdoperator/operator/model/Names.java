@@ -1,0 +1,200 @@
+package io.etcdoperator.operator.model;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Every name, label and URL the operator derives from a cluster, in one place.
+ *
+ * <p>Member identity is the StatefulSet ordinal: pod {@code <cluster>-<i>}, claim {@code
+ * data-<cluster>-<i>}, etcd member name {@code <cluster>-<i>}, peer URL {@code
+ * http://<cluster>-<i>.<cluster>-headless.<namespace>.svc:2380}. Peer URLs are DNS names, never pod
+ * IPs, so a member keeps its identity when its pod moves.
+ */
+public final class Names {
+  public static final int CLIENT_PORT = 2379;
+  public static final int PEER_PORT = 2380;
+  public static final int METRICS_PORT = 2381;
+  public static final String ETCD_CONTAINER = "etcd";
+  public static final String DATA_VOLUME = "data";
+  public static final String DATA_MOUNT_PATH = "/var/run/etcd";
+  public static final String DATA_DIR = DATA_MOUNT_PATH + "/default.etcd";
+  public static final String CLIENT_PORT_NAME = "client";
+  public static final String PEER_PORT_NAME = "peer";
+  public static final String METRICS_PORT_NAME = "metrics";
+
+  /** Environment of the etcd container: the pod's own name and namespace (downward API). */
+  public static final String ENV_POD_NAME = "POD_NAME";
+
+  public static final String ENV_POD_NAMESPACE = "POD_NAMESPACE";
+
+  /** Keys of the cluster-state ConfigMap; etcd reads them from its environment. */
+  public static final String ENV_INITIAL_CLUSTER = "ETCD_INITIAL_CLUSTER";
+
+  public static final String ENV_INITIAL_CLUSTER_STATE = "ETCD_INITIAL_CLUSTER_STATE";
+  public static final String ENV_INITIAL_CLUSTER_TOKEN = "ETCD_INITIAL_CLUSTER_TOKEN";
+
+  /**
+   * The longest cluster name: the StatefulSet controller labels each pod {@code
+   * controller-revision-hash=<cluster>-<hash of up to 10 characters>}, a label value of at most 63.
+   */
+  public static final int MAX_CLUSTER_NAME_LENGTH = 52;
+
+  public static final String LABEL_NAME = "app.kubernetes.io/name";
+  public static final String LABEL_INSTANCE = "app.kubernetes.io/instance";
+  public static final String LABEL_MANAGED_BY = "app.kubernetes.io/managed-by";
+  public static final String LABEL_COMPONENT = "app.kubernetes.io/component";
+  public static final String APP_NAME = "etcd";
+  public static final String MANAGER = "etcd-operator";
+
+  /** Prefix of the annotations the operator owns. */
+  public static final String ANNOTATION_PREFIX = "etcd.aenix.io/";
+
+  /** On the pod template, and so on every member pod: the hash of the template it was made from. */
+  public static final String POD_TEMPLATE_HASH_ANNOTATION = ANNOTATION_PREFIX + "pod-template-hash";
+
+  /** On every object the operator writes: the hash of the desired object last written. */
+  public static final String DESIRED_HASH_ANNOTATION = ANNOTATION_PREFIX + "desired-hash";
+
+  private static final Pattern POD_NAME = Pattern.compile("(.+)-(\\d+)");
+
+  private Names() {}
+
+  public static String statefulSet(String cluster) {
+    return cluster;
+  }
+
+  public static String clientService(String cluster) {
+    return cluster;
+  }
+
+  public static String headlessService(String cluster) {
+    return cluster + "-headless";
+  }
+
+  public static String clusterStateConfigMap(String cluster) {
+    return cluster + "-cluster-state";
+  }
+
+  public static String podDisruptionBudget(String cluster) {
+    return cluster;
+  }
+
+  /** The pod of ordinal {@code i}; also the etcd member name. */
+  public static String pod(String cluster, int ordinal) {
+    return cluster + "-" + ordinal;
+  }
+
+  public static String member(String cluster, int ordinal) {
+    return pod(cluster, ordinal);
+  }
+
+  /** The claim the StatefulSet controller creates for ordinal {@code i}. */
+  public static String dataClaim(String cluster, int ordinal) {
+    return DATA_VOLUME + "-" + pod(cluster, ordinal);
+  }
+
+  /** The ordinal of a data claim of this cluster, or -1 when it is not one. */
+  public static int ordinalOfClaim(String cluster, String claimName) {
+    String prefix = DATA_VOLUME + "-";
+    return claimName != null && claimName.startsWith(prefix)
+        ? ordinalOf(cluster, claimName.substring(prefix.length()))
+        : -1;
+  }
+
+  /** The ordinal of a member or pod name of this cluster, or -1 when it is not one of ours. */
+  public static int ordinalOf(String cluster, String podOrMemberName) {
+    if (podOrMemberName == null) {
+      return -1;
+    }
+    Matcher m = POD_NAME.matcher(podOrMemberName);
+    if (!m.matches() || !m.group(1).equals(cluster) || m.group(2).length() > 6) {
+      return -1;
+    }
+    return Integer.parseInt(m.group(2));
+  }
+
+  /**
+   * The ordinal of a member of this cluster from one of its peer URLs, or -1 when the URL is not of
+   * the form {@link #peerUrl} gives (a member the operator did not create).
+   */
+  public static int ordinalOfPeerUrl(String namespace, String cluster, String peerUrl) {
+    if (peerUrl == null) {
+      return -1;
+    }
+    String host;
+    try {
+      host = java.net.URI.create(peerUrl).getHost();
+    } catch (IllegalArgumentException e) {
+      return -1;
+    }
+    if (host == null) {
+      return -1;
+    }
+    String suffix = "." + headlessService(cluster) + "." + namespace + ".svc";
+    String bare = host.endsWith(".cluster.local") ? host.substring(0, host.length() - 14) : host;
+    if (!bare.endsWith(suffix)) {
+      return -1;
+    }
+    return ordinalOf(cluster, bare.substring(0, bare.length() - suffix.length()));
+  }
+
+  /** Stable DNS name of a member: {@code <pod>.<cluster>-headless.<namespace>.svc}. */
+  public static String memberHost(String namespace, String cluster, int ordinal) {
+    return pod(cluster, ordinal) + "." + headlessService(cluster) + "." + namespace + ".svc";
+  }
+
+  public static String peerUrl(String namespace, String cluster, int ordinal) {
+    return "http://" + memberHost(namespace, cluster, ordinal) + ":" + PEER_PORT;
+  }
+
+  public static String clientUrl(String namespace, String cluster, int ordinal) {
+    return "http://" + memberHost(namespace, cluster, ordinal) + ":" + CLIENT_PORT;
+  }
+
+  /** The client Service's in-cluster URL. */
+  public static String serviceUrl(String namespace, String cluster) {
+    return "http://" + clientService(cluster) + "." + namespace + ".svc:" + CLIENT_PORT;
+  }
+
+  /**
+   * The initial-cluster token. It carries the resource's UID, so that members bootstrapped by a
+   * different incarnation of a same-named cluster get a different cluster ID and are seen as a
+   * split brain instead of silently merging with retained data. Without a UID (a manifest rendered
+   * before it was applied) the token is {@code <namespace>-<cluster>}.
+   */
+  public static String clusterToken(String namespace, String cluster, String uid) {
+    return namespace + "-" + cluster + (uid == null || uid.isEmpty() ? "" : "-" + uid);
+  }
+
+  /**
+   * Labels that select this cluster's member pods. Never change: a StatefulSet selector is
+   * immutable.
+   */
+  public static Map<String, String> selectorLabels(String cluster) {
+    Map<String, String> labels = new LinkedHashMap<>();
+    labels.put(LABEL_NAME, APP_NAME);
+    labels.put(LABEL_INSTANCE, cluster);
+    return labels;
+  }
+
+  /** The recommended labels on every object of this cluster. */
+  public static Map<String, String> labels(String cluster) {
+    Map<String, String> labels = selectorLabels(cluster);
+    labels.put(LABEL_MANAGED_BY, MANAGER);
+    labels.put(LABEL_COMPONENT, "database");
+    return labels;
+  }
+
+  /**
+   * {@code key=value,...} form of the selector labels (status.selector for the scale subresource).
+   */
+  public static String selectorString(String cluster) {
+    StringBuilder sb = new StringBuilder();
+    selectorLabels(cluster)
+        .forEach((k, v) -> sb.append(sb.isEmpty() ? "" : ",").append(k).append('=').append(v));
+    return sb.toString();
+  }
+}

@@ -1,0 +1,45 @@
+package io.etcdoperator.operator.observe;
+
+import java.time.Instant;
+import java.util.Collections;
+import java.util.Optional;
+import java.util.SortedMap;
+import java.util.TreeMap;
+
+/**
+ * Everything the operator saw of one cluster at one reconcile: its Kubernetes objects and a probe
+ * of every member it expects. Immutable; built once per reconcile by the observer and read by the
+ * planner, which must find every fact it decides on here (never in the resource's status).
+ *
+ * @param now when the observation was made (the planner has no clock)
+ * @param statefulSet the cluster's StatefulSet, if it exists
+ * @param pods member pods by ordinal
+ * @param claims data claims by ordinal
+ * @param clusterState the cluster-state ConfigMap, if it exists
+ * @param probes one probe per expected member, by ordinal
+ * @param memberList the etcd member list, as seen by the leader when it answered, else by any
+ *     member
+ */
+public record ClusterView(
+    Instant now,
+    Optional<StatefulSetView> statefulSet,
+    SortedMap<Integer, PodView> pods,
+    SortedMap<Integer, ClaimView> claims,
+    Optional<ClusterStateView> clusterState,
+    SortedMap<Integer, MemberProbe> probes,
+    Optional<MemberList> memberList) {
+
+  public ClusterView {
+    pods = Collections.unmodifiableSortedMap(new TreeMap<>(pods));
+    claims = Collections.unmodifiableSortedMap(new TreeMap<>(claims));
+    probes = Collections.unmodifiableSortedMap(new TreeMap<>(probes));
+  }
+
+  public Optional<PodView> pod(int ordinal) {
+    return Optional.ofNullable(pods.get(ordinal));
+  }
+
+  public Optional<MemberProbe> probe(int ordinal) {
+    return Optional.ofNullable(probes.get(ordinal));
+  }
+}

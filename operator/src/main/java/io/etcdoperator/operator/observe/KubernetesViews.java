@@ -1,0 +1,104 @@
+package io.etcdoperator.operator.observe;
+
+import io.etcdoperator.operator.model.Names;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ContainerStatus;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+
+/** Reads the planner's views off Kubernetes objects. Pure: no client. */
+public final class KubernetesViews {
+  private KubernetesViews() {}
+
+  public static StatefulSetView statefulSet(StatefulSet sts) {
+    var spec = sts.getSpec();
+    String hash =
+        Optional.ofNullable(spec.getTemplate().getMetadata())
+            .map(m -> m.getAnnotations())
+            .map(a -> a.get(Names.POD_TEMPLATE_HASH_ANNOTATION))
+            .orElse(null);
+    boolean persistent =
+        spec.getVolumeClaimTemplates() != null
+            && spec.getVolumeClaimTemplates().stream()
+                .anyMatch(c -> Names.DATA_VOLUME.equals(c.getMetadata().getName()));
+    return new StatefulSetView(
+        spec.getReplicas() == null ? 1 : spec.getReplicas(), hash, persistent);
+  }
+
+  /** The view of a pod of this cluster, or empty when the pod is not one of its members' pods. */
+  public static Optional<PodView> pod(String cluster, Pod pod) {
+    int ordinal = Names.ordinalOf(cluster, pod.getMetadata().getName());
+    if (ordinal < 0) {
+      return Optional.empty();
+    }
+    var status = pod.getStatus();
+    String phase = status == null || status.getPhase() == null ? "Pending" : status.getPhase();
+    boolean ready =
+        status != null
+            && status.getConditions() != null
+            && status.getConditions().stream()
+                .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
+    Optional<ContainerStatus> etcd =
+        status == null || status.getContainerStatuses() == null
+            ? Optional.empty()
+            : status.getContainerStatuses().stream()
+                .filter(c -> Names.ETCD_CONTAINER.equals(c.getName()))
+                .findFirst();
+    boolean running =
+        etcd.map(c -> c.getState() != null && c.getState().getRunning() != null).orElse(false);
+    int restarts = etcd.map(c -> c.getRestartCount() == null ? 0 : c.getRestartCount()).orElse(0);
+    String hash =
+        pod.getMetadata().getAnnotations() == null
+            ? null
+            : pod.getMetadata().getAnnotations().get(Names.POD_TEMPLATE_HASH_ANNOTATION);
+    String created = pod.getMetadata().getCreationTimestamp();
+    return Optional.of(
+        new PodView(
+            pod.getMetadata().getName(),
+            ordinal,
+            phase,
+            ready,
+            running,
+            restarts,
+            pod.getMetadata().getDeletionTimestamp() != null,
+            hash,
+            created == null ? null : Instant.parse(created)));
+  }
+
+  public static Optional<ClaimView> claim(String cluster, PersistentVolumeClaim claim) {
+    int ordinal = Names.ordinalOfClaim(cluster, claim.getMetadata().getName());
+    if (ordinal < 0) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        new ClaimView(
+            claim.getMetadata().getName(),
+            ordinal,
+            claim.getMetadata().getDeletionTimestamp() != null));
+  }
+
+  public static ClusterStateView clusterState(ConfigMap cm) {
+    Map<String, String> data = cm.getData() == null ? Map.of() : cm.getData();
+    return new ClusterStateView(
+        "existing".equals(data.get(Names.ENV_INITIAL_CLUSTER_STATE)),
+        parseInitialCluster(data.getOrDefault(Names.ENV_INITIAL_CLUSTER, "")),
+        data.get(Names.ENV_INITIAL_CLUSTER_TOKEN));
+  }
+
+  /** {@code a=http://x:2380,b=http://y:2380} to an ordered map; malformed entries are skipped. */
+  static Map<String, String> parseInitialCluster(String value) {
+    Map<String, String> members = new LinkedHashMap<>();
+    for (String entry : value.split(",")) {
+      int eq = entry.indexOf('=');
+      if (eq > 0 && eq < entry.length() - 1) {
+        members.put(entry.substring(0, eq).trim(), entry.substring(eq + 1).trim());
+      }
+    }
+    return members;
+  }
+}

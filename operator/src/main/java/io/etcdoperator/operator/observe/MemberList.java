@@ -1,0 +1,42 @@
+package io.etcdoperator.operator.observe;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The etcd member list.
+ *
+ * @param members every member, voters and learners, started or not
+ * @param seenFromOrdinal the ordinal of the member that returned it
+ */
+public record MemberList(List<Member> members, int seenFromOrdinal) {
+  public MemberList {
+    members = List.copyOf(members);
+  }
+
+  public Optional<Member> byId(long id) {
+    return members.stream().filter(m -> m.id() == id).findFirst();
+  }
+
+  /**
+   * One member.
+   *
+   * @param id member ID
+   * @param name member name; empty while a newly added member has not started
+   * @param peerUrls peer URLs
+   * @param clientUrls client URLs; empty while not started
+   * @param learner a learner (non-voting)
+   */
+  public record Member(
+      long id, String name, List<String> peerUrls, List<String> clientUrls, boolean learner) {
+    public Member {
+      name = name == null ? "" : name;
+      peerUrls = List.copyOf(peerUrls);
+      clientUrls = List.copyOf(clientUrls);
+    }
+
+    public boolean started() {
+      return !name.isEmpty();
+    }
+  }
+}

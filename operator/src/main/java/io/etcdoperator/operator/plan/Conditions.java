@@ -1,0 +1,40 @@
+package io.etcdoperator.operator.plan;
+
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.ConditionBuilder;
+
+/** Condition types and reasons the operator reports. Reasons are CamelCase, as Kubernetes wants. */
+public final class Conditions {
+  public static final String AVAILABLE = "Available";
+  public static final String READY = "Ready";
+  public static final String PROGRESSING = "Progressing";
+  public static final String DEGRADED = "Degraded";
+
+  public static final String QUORUM_HELD = "QuorumHeld";
+  public static final String QUORUM_LOST = "QuorumLost";
+  public static final String SPLIT_BRAIN = "SplitBrain";
+  public static final String BOOTSTRAPPING = "Bootstrapping";
+  public static final String INVALID_SPEC = "InvalidSpec";
+  public static final String HIBERNATED = "Hibernated";
+  public static final String MEMBERS_READY = "AllMembersReady";
+  public static final String MEMBERS_UNREACHABLE = "MembersUnreachable";
+  public static final String MEMBERS_HEALTHY = "AllMembersHealthy";
+  public static final String SCALING_UP = "ScalingUp";
+  public static final String SCALING_DOWN = "ScalingDown";
+  public static final String ROLLING_UPDATE = "RollingUpdate";
+  public static final String ROLL_STUCK = "RollStuck";
+  public static final String WAITING_FOR_MEMBERS = "WaitingForMembers";
+  public static final String RECONCILED = "Reconciled";
+
+  private Conditions() {}
+
+  static Condition of(String type, boolean status, String reason, String message, long generation) {
+    return new ConditionBuilder()
+        .withType(type)
+        .withStatus(status ? "True" : "False")
+        .withReason(reason)
+        .withMessage(message)
+        .withObservedGeneration(generation)
+        .build();
+  }
+}

@@ -1,0 +1,210 @@
+package io.etcdoperator.operator.plan;
+
+import io.etcdoperator.operator.model.Names;
+import io.etcdoperator.operator.observe.ClusterView;
+import io.etcdoperator.operator.observe.MemberList;
+import io.etcdoperator.operator.observe.MemberProbe;
+import io.etcdoperator.operator.observe.PodView;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.SortedSet;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+
+/**
+ * Facts derived from one {@link ClusterView}, computed once so that every rule reads the same
+ * answers: which cluster IDs were seen, whether a quorum holds, who leads, which members are
+ * healthy, which pods run an old template.
+ *
+ * <p>Quorum: a voter of the member list is the leader, and a majority of the voters answer, belong
+ * to the same cluster and follow that leader. A member is healthy when it answers, belongs to the
+ * cluster, follows a leader and has no alarm.
+ */
+final class Facts {
+  /** A member that lags the leader by more raft entries than this has not caught up. */
+  static final long CAUGHT_UP_LAG = 1000;
+
+  final String namespace;
+  final String cluster;
+  final ClusterView view;
+  final Set<Long> clusterIds;
+  final long clusterId;
+  final List<Member> members;
+  final long leaderId;
+  final boolean quorum;
+  final boolean formed;
+
+  /** A member of the member list, with the ordinal its peer URL names (-1: not one of ours). */
+  record Member(MemberList.Member etcd, int ordinal, String name) {
+    long id() {
+      return etcd.id();
+    }
+
+    boolean learner() {
+      return etcd.learner();
+    }
+  }
+
+  private Facts(String namespace, String cluster, ClusterView view) {
+    this.namespace = namespace;
+    this.cluster = cluster;
+    this.view = view;
+    this.clusterIds =
+        view.probes().values().stream()
+            .filter(p -> p.reachable() && p.clusterId() != 0)
+            .map(MemberProbe::clusterId)
+            .collect(Collectors.toCollection(TreeSet::new));
+    this.clusterId = clusterIds.size() == 1 ? clusterIds.iterator().next() : 0;
+    this.members = members(namespace, cluster, view);
+    this.leaderId = leader();
+    this.quorum = leaderId != 0 && Quorum.held(voters().size(), healthyVoters().size());
+    this.formed = !clusterIds.isEmpty() || view.clusterState().map(s -> s.existing()).orElse(false);
+  }
+
+  static Facts of(String namespace, String cluster, ClusterView view) {
+    return new Facts(namespace, cluster, view);
+  }
+
+  private static List<Member> members(String namespace, String cluster, ClusterView view) {
+    List<Member> list = new ArrayList<>();
+    view.memberList()
+        .ifPresent(
+            ml -> {
+              for (MemberList.Member m : ml.members()) {
+                int ordinal =
+                    m.started()
+                        ? Names.ordinalOf(cluster, m.name())
+                        : m.peerUrls().stream()
+                            .mapToInt(u -> Names.ordinalOfPeerUrl(namespace, cluster, u))
+                            .max()
+                            .orElse(-1);
+                String name =
+                    m.started() ? m.name() : ordinal >= 0 ? Names.member(cluster, ordinal) : "";
+                list.add(new Member(m, ordinal, name));
+              }
+            });
+    list.sort((a, b) -> Integer.compare(a.ordinal(), b.ordinal()));
+    return Collections.unmodifiableList(list);
+  }
+
+  /** The leader most answering voters follow, if it is a voter of the list. */
+  private long leader() {
+    Map<Long, Integer> votes = new HashMap<>();
+    for (Member m : voters()) {
+      probeOf(m)
+          .filter(p -> p.seesLeader() && p.clusterId() == clusterId)
+          .ifPresent(p -> votes.merge(p.leaderId(), 1, Integer::sum));
+    }
+    return votes.entrySet().stream()
+        .filter(e -> member(e.getKey()).map(m -> !m.learner()).orElse(false))
+        .max(Map.Entry.comparingByValue())
+        .map(Map.Entry::getKey)
+        .orElse(0L);
+  }
+
+  List<Member> voters() {
+    return members.stream().filter(m -> !m.learner()).toList();
+  }
+
+  List<Member> learners() {
+    return members.stream().filter(Member::learner).toList();
+  }
+
+  Optional<Member> member(long id) {
+    return members.stream().filter(m -> m.id() == id).findFirst();
+  }
+
+  Optional<Member> memberAt(int ordinal) {
+    return members.stream().filter(m -> m.ordinal() == ordinal).findFirst();
+  }
+
+  Optional<Member> leaderMember() {
+    return member(leaderId);
+  }
+
+  /** The probe of a member, if the ordinal was probed and the answer came from that member. */
+  Optional<MemberProbe> probeOf(Member m) {
+    return view.probe(m.ordinal())
+        .filter(p -> !p.reachable() || p.memberId() == 0 || p.memberId() == m.id());
+  }
+
+  boolean healthy(Member m) {
+    return probeOf(m)
+        .map(
+            p ->
+                p.reachable()
+                    && p.clusterId() == clusterId
+                    && p.seesLeader()
+                    && p.alarms().isEmpty())
+        .orElse(false);
+  }
+
+  List<Member> healthyVoters() {
+    return voters().stream().filter(this::healthy).toList();
+  }
+
+  /** Healthy and within {@link #CAUGHT_UP_LAG} entries of the leader's raft index. */
+  boolean caughtUp(Member m) {
+    if (!healthy(m)) {
+      return false;
+    }
+    long leaderIndex = leaderMember().flatMap(this::probeOf).map(MemberProbe::raftIndex).orElse(0L);
+    return probeOf(m).map(p -> p.raftIndex() + CAUGHT_UP_LAG >= leaderIndex).orElse(false);
+  }
+
+  /** Why a member is not healthy, for status and Events. */
+  String whyUnhealthy(Member m) {
+    Optional<MemberProbe> probe = probeOf(m);
+    if (probe.isEmpty()) {
+      return view.pod(m.ordinal()).isPresent() ? "not probed" : "no pod";
+    }
+    MemberProbe p = probe.get();
+    if (!p.reachable()) {
+      return view.pod(m.ordinal()).isEmpty() ? "no pod" : "unreachable: " + p.error();
+    }
+    if (p.clusterId() != clusterId) {
+      return "belongs to another cluster (" + Hex.id(p.clusterId()) + ")";
+    }
+    if (!p.seesLeader()) {
+      return "sees no leader";
+    }
+    if (!p.alarms().isEmpty()) {
+      return "alarms: " + String.join(", ", p.alarms());
+    }
+    return "healthy";
+  }
+
+  /** Pods that run a template other than the desired one, by ordinal. */
+  SortedSet<Integer> stalePods(String desiredHash) {
+    return view.pods().values().stream()
+        .filter(p -> !p.terminating() && !desiredHash.equals(p.podTemplateHash()))
+        .map(PodView::ordinal)
+        .collect(Collectors.toCollection(TreeSet::new));
+  }
+
+  /**
+   * The ordinals the cluster is known to have: from the member list when a member answered, else
+   * from the last member list recorded with quorum in the cluster-state ConfigMap.
+   */
+  SortedSet<Integer> knownOrdinals() {
+    SortedSet<Integer> ordinals = new TreeSet<>();
+    if (!members.isEmpty()) {
+      members.stream().filter(m -> m.ordinal() >= 0).forEach(m -> ordinals.add(m.ordinal()));
+    } else {
+      view.clusterState()
+          .filter(s -> s.existing())
+          .ifPresent(
+              s ->
+                  s.memberNames().stream()
+                      .mapToInt(n -> Names.ordinalOf(cluster, n))
+                      .filter(i -> i >= 0)
+                      .forEach(ordinals::add));
+    }
+    return ordinals;
+  }
+}

@@ -1,0 +1,353 @@
+package io.etcdoperator.operator.plan;
+
+import io.etcdoperator.api.v1alpha1.EtcdClusterStatus;
+import io.etcdoperator.api.v1alpha1.MemberStatus;
+import io.etcdoperator.operator.model.Names;
+import io.etcdoperator.operator.observe.MemberProbe;
+import io.etcdoperator.operator.observe.PodView;
+import io.etcdoperator.operator.plan.Facts.Member;
+import io.etcdoperator.operator.plan.Target.Desired;
+import io.fabric8.kubernetes.api.model.Condition;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+
+/**
+ * Builds the status from the facts of one observation: conditions, members, cluster ID, leader. The
+ * status is an output only, recomputed in full every reconcile; {@code lastTransitionTime} is left
+ * to the reconciler, which alone knows the previous status and the clock.
+ */
+final class StatusBuilder {
+  private static final Duration INVALID_RESYNC = Duration.ofSeconds(30);
+
+  private final Target target;
+  private final Facts facts;
+
+  /** A status and how soon to look again. */
+  record Report(EtcdClusterStatus status, Duration requeue) {}
+
+  StatusBuilder(Target target, Facts facts) {
+    this.target = target;
+    this.facts = facts;
+  }
+
+  Report invalidSpec(List<String> problems) {
+    String message = String.join("; ", problems);
+    return report(
+        available(Conditions.INVALID_SPEC, "the spec is invalid and nothing was created"),
+        condition(Conditions.READY, false, Conditions.INVALID_SPEC, message),
+        condition(Conditions.PROGRESSING, false, Conditions.INVALID_SPEC, message),
+        degraded(Conditions.INVALID_SPEC),
+        INVALID_RESYNC);
+  }
+
+  Report splitBrain() {
+    String message =
+        "members answer with different cluster IDs ("
+            + facts.view.probes().values().stream()
+                .filter(p -> p.reachable() && p.clusterId() != 0)
+                .map(p -> Names.pod(target.name(), p.ordinal()) + ": " + Hex.id(p.clusterId()))
+                .collect(Collectors.joining(", "))
+            + "); the operator changes nothing until a human resolves it";
+    return report(
+        condition(Conditions.AVAILABLE, false, Conditions.SPLIT_BRAIN, message),
+        condition(Conditions.READY, false, Conditions.SPLIT_BRAIN, message),
+        condition(Conditions.PROGRESSING, false, Conditions.SPLIT_BRAIN, message),
+        condition(Conditions.DEGRADED, true, Conditions.SPLIT_BRAIN, message),
+        Planner.PENDING_RESYNC);
+  }
+
+  Report bootstrapping(Desired desired, Step step) {
+    long running = facts.view.pods().values().stream().filter(PodView::running).count();
+    String waiting =
+        "waiting for "
+            + desired.replicas()
+            + " members to form the cluster ("
+            + running
+            + " of "
+            + desired.replicas()
+            + " pods running"
+            + unreachableSuffix()
+            + ")";
+    String message = step instanceof Step.None ? waiting : step.describe();
+    return report(
+        condition(Conditions.AVAILABLE, false, Conditions.BOOTSTRAPPING, waiting),
+        condition(Conditions.READY, false, Conditions.BOOTSTRAPPING, waiting),
+        condition(Conditions.PROGRESSING, true, Conditions.BOOTSTRAPPING, message),
+        condition(Conditions.DEGRADED, false, Conditions.BOOTSTRAPPING, waiting),
+        Planner.PENDING_RESYNC);
+  }
+
+  Report quorumLost(Desired desired, Step step) {
+    if (desired.replicas() == 0) {
+      boolean stopped = facts.view.pods().isEmpty();
+      String message =
+          stopped
+              ? "scaled to 0: every member is stopped; their data is kept in their claims"
+              : "scaling to 0: stopping members; their data is kept in their claims";
+      return report(
+          condition(Conditions.AVAILABLE, false, Conditions.HIBERNATED, message),
+          condition(Conditions.READY, false, Conditions.HIBERNATED, message),
+          condition(Conditions.PROGRESSING, !stopped, Conditions.HIBERNATED, message),
+          condition(Conditions.DEGRADED, false, Conditions.HIBERNATED, message),
+          stopped ? Planner.READY_RESYNC : Planner.PENDING_RESYNC);
+    }
+    String message = quorumLostMessage();
+    boolean acting = !(step instanceof Step.None);
+    String progress =
+        acting
+            ? step.describe()
+            : "waiting for members to come back; nothing is removed or deleted meanwhile";
+    return report(
+        condition(Conditions.AVAILABLE, false, Conditions.QUORUM_LOST, message),
+        condition(Conditions.READY, false, Conditions.QUORUM_LOST, message),
+        condition(Conditions.PROGRESSING, acting, Conditions.QUORUM_LOST, progress),
+        condition(Conditions.DEGRADED, true, Conditions.QUORUM_LOST, message),
+        Planner.PENDING_RESYNC);
+  }
+
+  Report withQuorum(Desired desired, Step step, boolean hibernate) {
+    Condition available = available(Conditions.QUORUM_HELD, "");
+    if (hibernate) {
+      String message = "scaling to 0: stopping members; their data is kept in their claims";
+      return report(
+          available,
+          condition(Conditions.READY, false, Conditions.HIBERNATED, message),
+          condition(Conditions.PROGRESSING, true, Conditions.HIBERNATED, message),
+          degraded(Conditions.MEMBERS_HEALTHY),
+          Planner.PENDING_RESYNC);
+    }
+    List<Member> ours = facts.members.stream().filter(m -> m.ordinal() >= 0).toList();
+    Set<Integer> stale = facts.stalePods(desired.podTemplateHash());
+    String activity;
+    if (ours.size() < desired.replicas() || !facts.learners().isEmpty()) {
+      activity = Conditions.SCALING_UP;
+    } else if (ours.size() > desired.replicas()) {
+      activity = Conditions.SCALING_DOWN;
+    } else if (!stale.isEmpty()) {
+      activity = Conditions.ROLLING_UPDATE;
+    } else if (!ours.stream().allMatch(facts::healthy)) {
+      activity = Conditions.MEMBERS_UNREACHABLE;
+    } else {
+      activity = null;
+    }
+    Optional<String> stuck = rollStuck(stale);
+    Condition degraded =
+        stuck.isPresent()
+            ? condition(Conditions.DEGRADED, true, Conditions.ROLL_STUCK, stuck.get())
+            : degraded(Conditions.MEMBERS_HEALTHY);
+    if (activity == null) {
+      String message = ours.size() + " of " + desired.replicas() + " members are healthy voters";
+      return report(
+          available,
+          condition(Conditions.READY, true, Conditions.MEMBERS_READY, message),
+          condition(Conditions.PROGRESSING, false, Conditions.RECONCILED, "nothing to do"),
+          degraded,
+          Planner.READY_RESYNC);
+    }
+    String message =
+        readyMembers()
+            + " of "
+            + desired.replicas()
+            + " members are healthy voters; "
+            + (step instanceof Step.None ? "waiting for members" : step.describe());
+    boolean progressing =
+        !(step instanceof Step.None) || !Conditions.MEMBERS_UNREACHABLE.equals(activity);
+    return report(
+        available,
+        condition(Conditions.READY, false, activity, message),
+        condition(
+            Conditions.PROGRESSING,
+            progressing && stuck.isEmpty(),
+            stuck.isPresent() ? Conditions.ROLL_STUCK : activity,
+            stuck.orElse(message)),
+        degraded,
+        Planner.PENDING_RESYNC);
+  }
+
+  /** A restarted member that has not become healthy within the roll deadline. */
+  private Optional<String> rollStuck(Set<Integer> stale) {
+    if (stale.isEmpty()) {
+      return Optional.empty();
+    }
+    return facts.members.stream()
+        .filter(m -> !stale.contains(m.ordinal()) && !facts.healthy(m))
+        .filter(
+            m ->
+                facts
+                    .view
+                    .pod(m.ordinal())
+                    .map(
+                        p ->
+                            p.createdAt() != null
+                                && p.createdAt()
+                                    .plus(Planner.ROLL_DEADLINE)
+                                    .isBefore(facts.view.now()))
+                    .orElse(false))
+        .findFirst()
+        .map(
+            m ->
+                "rolling update stopped: "
+                    + m.name()
+                    + " was restarted with the new template and is not healthy after "
+                    + Planner.ROLL_DEADLINE.toMinutes()
+                    + " minutes ("
+                    + facts.whyUnhealthy(m)
+                    + "); the other members keep running the old template");
+  }
+
+  private String quorumLostMessage() {
+    int voters = facts.voters().size();
+    List<String> missing = new ArrayList<>();
+    if (!facts.members.isEmpty()) {
+      facts.voters().stream()
+          .filter(m -> !facts.healthy(m))
+          .forEach(m -> missing.add(m.name() + " (" + facts.whyUnhealthy(m) + ")"));
+      return "quorum lost: "
+          + facts.healthyVoters().size()
+          + " of "
+          + voters
+          + " voters healthy, "
+          + Quorum.of(voters)
+          + " needed; missing: "
+          + String.join(", ", missing);
+    }
+    Set<Integer> known = facts.knownOrdinals();
+    for (int i : known) {
+      Optional<MemberProbe> p = facts.view.probe(i);
+      String why =
+          facts.view.pod(i).isEmpty()
+              ? "no pod"
+              : p.map(x -> x.reachable() ? "sees no leader" : "unreachable: " + x.error())
+                  .orElse("not probed");
+      missing.add(Names.member(target.name(), i) + " (" + why + ")");
+    }
+    return "quorum lost: no member of "
+        + known.size()
+        + " answers with a leader; missing: "
+        + String.join(", ", missing);
+  }
+
+  private String unreachableSuffix() {
+    List<String> down =
+        facts.view.probes().values().stream()
+            .filter(p -> !p.reachable())
+            .map(p -> Names.pod(target.name(), p.ordinal()) + ": " + p.error())
+            .toList();
+    return down.isEmpty() ? "" : "; not answering: " + String.join(", ", down);
+  }
+
+  private Condition available(String fallbackReason, String fallbackMessage) {
+    if (facts.quorum) {
+      String leader = facts.leaderMember().map(Member::name).orElse("?");
+      return condition(
+          Conditions.AVAILABLE,
+          true,
+          Conditions.QUORUM_HELD,
+          facts.healthyVoters().size()
+              + " of "
+              + facts.voters().size()
+              + " voters healthy; leader "
+              + leader);
+    }
+    if (facts.view.clusterState().map(s -> s.existing()).orElse(false)) {
+      return condition(Conditions.AVAILABLE, false, Conditions.QUORUM_LOST, quorumLostMessage());
+    }
+    return condition(Conditions.AVAILABLE, false, fallbackReason, fallbackMessage);
+  }
+
+  private Condition degraded(String healthyReason) {
+    List<String> unhealthy =
+        facts.members.stream()
+            .filter(m -> !facts.healthy(m))
+            .map(m -> m.name() + ": " + facts.whyUnhealthy(m))
+            .toList();
+    if (unhealthy.isEmpty()) {
+      return condition(Conditions.DEGRADED, false, healthyReason, "no member is unhealthy");
+    }
+    return condition(
+        Conditions.DEGRADED, true, Conditions.MEMBERS_UNREACHABLE, String.join("; ", unhealthy));
+  }
+
+  private Condition condition(String type, boolean status, String reason, String message) {
+    return Conditions.of(type, status, reason, message, target.generation());
+  }
+
+  private int readyMembers() {
+    return (int) facts.healthyVoters().stream().filter(m -> m.ordinal() >= 0).count();
+  }
+
+  private Report report(
+      Condition available,
+      Condition ready,
+      Condition progressing,
+      Condition degraded,
+      Duration requeue) {
+    EtcdClusterStatus status = new EtcdClusterStatus();
+    status.setObservedGeneration(target.generation());
+    status.setConditions(new ArrayList<>(List.of(available, ready, progressing, degraded)));
+    status.setClusterID(facts.clusterId == 0 ? null : Hex.id(facts.clusterId));
+    status.setLeader(facts.leaderMember().map(Member::name).orElse(null));
+    status.setReadyMembers(readyMembers());
+    status.setReplicas(facts.members.isEmpty() ? facts.view.pods().size() : facts.members.size());
+    status.setMembers(members());
+    status.setSelector(Names.selectorString(target.name()));
+    return new Report(status, requeue);
+  }
+
+  /**
+   * Every member of the list; every pod that is not one; every probed ordinal when no list is
+   * known.
+   */
+  private List<MemberStatus> members() {
+    List<MemberStatus> result = new ArrayList<>();
+    Set<Integer> listed = new TreeSet<>();
+    for (Member m : facts.members) {
+      listed.add(m.ordinal());
+      MemberStatus s = new MemberStatus();
+      s.setName(m.name().isEmpty() ? null : m.name());
+      s.setId(Hex.id(m.id()));
+      s.setRole(m.learner() ? MemberStatus.LEARNER : MemberStatus.VOTER);
+      s.setLeader(m.id() == facts.leaderId);
+      boolean healthy = facts.healthy(m);
+      s.setHealthy(healthy);
+      s.setVersion(
+          facts.probeOf(m).filter(MemberProbe::reachable).map(MemberProbe::version).orElse(null));
+      s.setPeerURL(m.etcd().peerUrls().isEmpty() ? null : m.etcd().peerUrls().get(0));
+      s.setClientURL(m.etcd().clientUrls().isEmpty() ? null : m.etcd().clientUrls().get(0));
+      s.setMessage(healthy ? null : facts.whyUnhealthy(m));
+      result.add(s);
+    }
+    Set<Integer> ordinals = new TreeSet<>(facts.view.pods().keySet());
+    if (facts.members.isEmpty()) {
+      ordinals.addAll(facts.view.probes().keySet());
+    }
+    for (int i : ordinals) {
+      if (listed.contains(i)) {
+        continue;
+      }
+      MemberStatus s = new MemberStatus();
+      s.setName(Names.member(target.name(), i));
+      s.setHealthy(false);
+      s.setPeerURL(Names.peerUrl(target.namespace(), target.name(), i));
+      s.setClientURL(Names.clientUrl(target.namespace(), target.name(), i));
+      Optional<MemberProbe> p = facts.view.probe(i);
+      String message;
+      if (facts.members.isEmpty()) {
+        message =
+            p.map(x -> x.reachable() ? "answers, no quorum yet" : "unreachable: " + x.error())
+                .orElse(facts.view.pod(i).isPresent() ? "not probed" : "no pod");
+        s.setVersion(p.filter(MemberProbe::reachable).map(MemberProbe::version).orElse(null));
+      } else {
+        message = "not a member of the cluster";
+      }
+      s.setMessage(message);
+      result.add(s);
+    }
+    return result;
+  }
+}

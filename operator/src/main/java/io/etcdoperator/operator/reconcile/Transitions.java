@@ -1,0 +1,99 @@
+package io.etcdoperator.operator.reconcile;
+
+import io.etcdoperator.api.v1alpha1.EtcdClusterStatus;
+import io.etcdoperator.api.v1alpha1.MemberStatus;
+import io.etcdoperator.operator.plan.Conditions;
+import io.fabric8.kubernetes.api.model.Condition;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+/**
+ * The Events a change of status deserves: quorum lost and regained, bootstrap started and finished,
+ * split brain, an invalid spec, a stuck roll, hibernation, a member going unhealthy or coming back.
+ * Pure: compares two statuses.
+ */
+public final class Transitions {
+  private Transitions() {}
+
+  /** One Event to emit. */
+  public record Notice(boolean warning, String reason, String message) {}
+
+  public static List<Notice> between(EtcdClusterStatus previous, EtcdClusterStatus next) {
+    List<Notice> notices = new ArrayList<>();
+    Optional<Condition> wasAvailable = condition(previous, Conditions.AVAILABLE);
+    Condition available = condition(next, Conditions.AVAILABLE).orElseThrow();
+    boolean isUp = "True".equals(available.getStatus());
+    boolean wasUp = wasAvailable.map(c -> "True".equals(c.getStatus())).orElse(false);
+    String wasReason = wasAvailable.map(Condition::getReason).orElse("");
+
+    if (isUp && !wasUp) {
+      notices.add(
+          Conditions.BOOTSTRAPPING.equals(wasReason) || wasAvailable.isEmpty()
+              ? new Notice(false, "BootstrapFinished", "cluster formed: " + available.getMessage())
+              : new Notice(false, "QuorumRegained", available.getMessage()));
+    }
+    if (!isUp && !wasReason.equals(available.getReason())) {
+      switch (available.getReason()) {
+        case Conditions.BOOTSTRAPPING ->
+            notices.add(new Notice(false, "BootstrapStarted", available.getMessage()));
+        case Conditions.QUORUM_LOST ->
+            notices.add(new Notice(true, "QuorumLost", available.getMessage()));
+        case Conditions.SPLIT_BRAIN ->
+            notices.add(new Notice(true, "SplitBrain", available.getMessage()));
+        case Conditions.HIBERNATED ->
+            notices.add(new Notice(false, "Hibernated", available.getMessage()));
+        default -> {}
+      }
+    }
+    entered(previous, next, Conditions.READY, Conditions.INVALID_SPEC)
+        .ifPresent(c -> notices.add(new Notice(true, "InvalidSpec", c.getMessage())));
+    entered(previous, next, Conditions.DEGRADED, Conditions.ROLL_STUCK)
+        .ifPresent(c -> notices.add(new Notice(true, "RollStuck", c.getMessage())));
+    members(previous, next, notices);
+    return notices;
+  }
+
+  private static void members(
+      EtcdClusterStatus previous, EtcdClusterStatus next, List<Notice> notices) {
+    if (previous == null || previous.getMembers() == null) {
+      return;
+    }
+    Map<String, MemberStatus> before =
+        previous.getMembers().stream()
+            .filter(m -> m.getName() != null)
+            .collect(Collectors.toMap(MemberStatus::getName, Function.identity(), (a, b) -> a));
+    for (MemberStatus m : next.getMembers()) {
+      MemberStatus old = m.getName() == null ? null : before.get(m.getName());
+      if (old == null || Objects.equals(old.getHealthy(), m.getHealthy())) {
+        continue;
+      }
+      if (Boolean.TRUE.equals(old.getHealthy())) {
+        notices.add(new Notice(true, "MemberUnhealthy", m.getName() + ": " + m.getMessage()));
+      } else if (Boolean.TRUE.equals(m.getHealthy())) {
+        notices.add(new Notice(false, "MemberHealthy", m.getName() + " is healthy again"));
+      }
+    }
+  }
+
+  /** The condition, when it now has this reason and did not before (or had another message). */
+  private static Optional<Condition> entered(
+      EtcdClusterStatus previous, EtcdClusterStatus next, String type, String reason) {
+    Optional<Condition> now = condition(next, type).filter(c -> reason.equals(c.getReason()));
+    Optional<Condition> before =
+        condition(previous, type).filter(c -> reason.equals(c.getReason()));
+    return now.filter(
+        c -> before.map(b -> !Objects.equals(b.getMessage(), c.getMessage())).orElse(true));
+  }
+
+  private static Optional<Condition> condition(EtcdClusterStatus status, String type) {
+    if (status == null || status.getConditions() == null) {
+      return Optional.empty();
+    }
+    return status.getConditions().stream().filter(c -> type.equals(c.getType())).findFirst();
+  }
+}

@@ -1,0 +1,191 @@
+package io.etcdoperator.operator.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.MappingIterator;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import picocli.CommandLine;
+
+/** {@code etcd-operator render}: YAML on stdout, or every problem on stderr and exit code 1. */
+class RenderCommandTest {
+  static final Path RESOURCES = Path.of("src/test/resources");
+  static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+
+  record Run(int exitCode, String out, String err) {}
+
+  static Run render(String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    CommandLine cli = Main.commandLine();
+    cli.setOut(new PrintWriter(out));
+    cli.setErr(new PrintWriter(err));
+    String[] all = new String[args.length + 1];
+    all[0] = "render";
+    System.arraycopy(args, 0, all, 1, args.length);
+    int code = cli.execute(all);
+    return new Run(code, out.toString(), err.toString());
+  }
+
+  static List<JsonNode> documents(String yaml) throws IOException {
+    List<JsonNode> docs = new ArrayList<>();
+    try (MappingIterator<JsonNode> it = YAML.readerFor(JsonNode.class).readValues(yaml)) {
+      while (it.hasNextValue()) {
+        JsonNode doc = it.nextValue();
+        if (doc != null && doc.isObject()) {
+          docs.add(doc);
+        }
+      }
+    }
+    return docs;
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"seed-000-nginx", "seed-000-fixed"})
+  void rendersEachSeedManifestAsItsGoldenObjects(String seed) throws IOException {
+    Run run = render("-f", "../examples/" + seed + ".yaml");
+    assertThat(run.err()).isEmpty();
+    assertThat(run.exitCode()).isZero();
+    assertThat(run.out()).startsWith("---\n");
+    assertThat(documents(run.out()))
+        .isEqualTo(documents(Files.readString(RESOURCES.resolve("golden/" + seed + ".yaml"))));
+  }
+
+  @Test
+  void invalidManifestPrintsEveryProblemWithItsFieldAndNothingElse() {
+    Run run = render("-f", RESOURCES.resolve("render/invalid.yaml").toString());
+    assertThat(run.exitCode()).isEqualTo(1);
+    assertThat(run.out()).isEmpty();
+    assertThat(run.err().lines())
+        .containsExactly(
+            "src/test/resources/render/invalid.yaml: EtcdCluster broken: spec.replicas: must be 0"
+                + " or more, got -1",
+            "src/test/resources/render/invalid.yaml: EtcdCluster broken: spec.options.data-dir:"
+                + " --data-dir is set by the operator (member identity and data location); remove"
+                + " it");
+  }
+
+  @Test
+  void unknownFieldIsNamed() {
+    Run run = render("-f", RESOURCES.resolve("render/typo.yaml").toString());
+    assertThat(run.exitCode()).isEqualTo(1);
+    assertThat(run.out()).isEmpty();
+    assertThat(run.err().strip())
+        .isEqualTo(
+            "src/test/resources/render/typo.yaml: EtcdCluster typo: spec.replica: unknown field");
+  }
+
+  @Test
+  void otherKindsAreSkippedWithANoteAndTheNamespaceOptionFillsIn() throws IOException {
+    Run run = render("-n", "team-a", "-f", RESOURCES.resolve("render/mixed.yaml").toString());
+    assertThat(run.exitCode()).isZero();
+    assertThat(run.err())
+        .isEqualTo(
+            "src/test/resources/render/mixed.yaml: skipping v1/Namespace team-a: not an"
+                + " EtcdCluster\n");
+    List<JsonNode> docs = documents(run.out());
+    assertThat(docs)
+        .extracting(d -> d.path("kind").asText())
+        .containsExactly("ConfigMap", "Service", "Service", "StatefulSet");
+    assertThat(docs)
+        .allSatisfy(d -> assertThat(d.at("/metadata/namespace").asText()).isEqualTo("team-a"));
+  }
+
+  @Test
+  void severalFilesRenderInOrder() throws IOException {
+    Run run =
+        render(
+            "-f",
+            "../examples/seed-000-fixed.yaml",
+            "-f",
+            RESOURCES.resolve("render/mixed.yaml").toString());
+    assertThat(run.exitCode()).isZero();
+    assertThat(documents(run.out()))
+        .extracting(d -> d.at("/metadata/name").asText())
+        .containsExactly(
+            "test-cluster-state",
+            "test-headless",
+            "test",
+            "test",
+            "test",
+            "one-cluster-state",
+            "one-headless",
+            "one",
+            "one");
+  }
+
+  @Test
+  void readsStandardInput() throws IOException {
+    InputStream stdin = System.in;
+    try {
+      System.setIn(
+          new ByteArrayInputStream(
+              Files.readString(Path.of("../examples/seed-000-fixed.yaml"))
+                  .getBytes(StandardCharsets.UTF_8)));
+      Run run = render("-f", "-");
+      assertThat(run.exitCode()).isZero();
+      assertThat(documents(run.out())).hasSize(5);
+    } finally {
+      System.setIn(stdin);
+    }
+  }
+
+  @Test
+  void fileWithoutEtcdClusterIsAnError() {
+    Run run = render("-f", RESOURCES.resolve("render/not-a-cluster.yaml").toString());
+    assertThat(run.exitCode()).isEqualTo(1);
+    assertThat(run.out()).isEmpty();
+    assertThat(run.err())
+        .endsWith(
+            "no EtcdCluster (etcd.aenix.io/v1alpha1) in src/test/resources/render/not-a-cluster.yaml\n");
+  }
+
+  @Test
+  void missingFileIsAnError() {
+    Run run = render("-f", "does-not-exist.yaml");
+    assertThat(run.exitCode()).isEqualTo(1);
+    assertThat(run.out()).isEmpty();
+    assertThat(run.err()).startsWith("does-not-exist.yaml: cannot read: ");
+  }
+
+  @Test
+  void unparsableYamlIsAnError() throws IOException {
+    Path bad = Files.createTempFile("render", ".yaml");
+    try {
+      Files.writeString(bad, "apiVersion: [unclosed\n");
+      Run run = render("-f", bad.toString());
+      assertThat(run.exitCode()).isEqualTo(1);
+      assertThat(run.err()).startsWith(bad + ": cannot read: ");
+    } finally {
+      Files.delete(bad);
+    }
+  }
+
+  @Test
+  void helpDescribesTheCommand() {
+    Run run = render("--help");
+    assertThat(run.exitCode()).isZero();
+    assertThat(run.out()).contains("Usage: etcd-operator render").contains("--filename=FILE");
+  }
+
+  @Test
+  void withoutFileItIsAUsageError() {
+    Run run = render();
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.err()).contains("Missing required option: '--filename=FILE'");
+  }
+}

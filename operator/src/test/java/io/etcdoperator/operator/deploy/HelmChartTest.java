@@ -1,0 +1,124 @@
+package io.etcdoperator.operator.deploy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.MappingIterator;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import com.marcnuri.helm.Helm;
+import com.marcnuri.helm.LintResult;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The Helm chart, linted and rendered by the real Helm engine (helm-java), renders the same objects
+ * as the plain manifests under {@code deploy/}: compared as parsed YAML, object by object.
+ */
+class HelmChartTest {
+  static final Path DEPLOY = Path.of("../deploy");
+  static final Path CHART = DEPLOY.resolve("helm/etcd-operator");
+  static final String RELEASE = "etcd-operator";
+  static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+
+  @Test
+  void chartPassesLint() {
+    LintResult lint = new Helm(CHART).lint().strict().call();
+    assertThat(lint.getMessages()).noneMatch(m -> m.contains("[ERROR]") || m.contains("[WARNING]"));
+    assertThat(lint.isFailed()).as("%s", lint.getMessages()).isFalse();
+  }
+
+  @Test
+  void clusterScopeRendersTheClusterScopeManifests() throws IOException {
+    String rendered = new Helm(CHART).template().withName(RELEASE).withNamespace(RELEASE).call();
+    assertThat(objects(rendered)).isEqualTo(manifests("cluster-scope.yaml"));
+  }
+
+  @Test
+  void namespaceScopeRendersTheNamespaceScopeManifests() throws IOException {
+    String rendered =
+        new Helm(CHART)
+            .template()
+            .withName(RELEASE)
+            .withNamespace(RELEASE)
+            .set("watchNamespaces[0]", RELEASE)
+            .call();
+    assertThat(objects(rendered)).isEqualTo(manifests("namespace-scope.yaml"));
+  }
+
+  @Test
+  void valuesReachTheObjects() throws IOException {
+    String rendered =
+        new Helm(CHART)
+            .template()
+            .withName("etcd")
+            .withNamespace("ops")
+            .set("image.repository", "registry.example.com/etcd-operator")
+            .set("image.tag", "1.2.3")
+            .set("replicaCount", "2")
+            .set("resources.limits.memory", "1Gi")
+            .set("watchNamespaces[0]", "team-a")
+            .set("watchNamespaces[1]", "team-b")
+            .call();
+    Map<String, JsonNode> objects = objects(rendered);
+    assertThat(objects)
+        .containsOnlyKeys(
+            "ServiceAccount ops/etcd",
+            "Role team-a/etcd",
+            "RoleBinding team-a/etcd",
+            "Role team-b/etcd",
+            "RoleBinding team-b/etcd",
+            "Role ops/etcd-leader-election",
+            "RoleBinding ops/etcd-leader-election",
+            "Deployment ops/etcd");
+    JsonNode deployment = objects.get("Deployment ops/etcd");
+    JsonNode container = deployment.at("/spec/template/spec/containers/0");
+    assertThat(deployment.at("/spec/replicas").asInt()).isEqualTo(2);
+    assertThat(container.at("/image").asText())
+        .isEqualTo("registry.example.com/etcd-operator:1.2.3");
+    assertThat(container.at("/resources/limits/memory").asText()).isEqualTo("1Gi");
+    assertThat(container.at("/env/0/name").asText()).isEqualTo("WATCH_NAMESPACES");
+    assertThat(container.at("/env/0/value").asText()).isEqualTo("team-a,team-b");
+    assertThat(objects.get("RoleBinding team-b/etcd").at("/subjects/0/namespace").asText())
+        .isEqualTo("ops");
+  }
+
+  @Test
+  void chartCarriesTheCommittedCrd() throws IOException {
+    String crd = "etcdclusters.etcd.aenix.io-v1.yml";
+    assertThat(Files.readString(CHART.resolve("crds").resolve(crd)))
+        .isEqualTo(Files.readString(DEPLOY.resolve("crds").resolve(crd)));
+  }
+
+  /** The manifests of a file, without the Namespace (Helm installs into one; it creates none). */
+  static Map<String, JsonNode> manifests(String file) throws IOException {
+    Map<String, JsonNode> objects = objects(Files.readString(DEPLOY.resolve(file)));
+    objects.keySet().removeIf(k -> k.startsWith("Namespace "));
+    return objects;
+  }
+
+  /** Objects of a multi-document YAML by "Kind namespace/name" (no namespace: "Kind name"). */
+  static Map<String, JsonNode> objects(String yaml) throws IOException {
+    Map<String, JsonNode> objects = new TreeMap<>();
+    try (MappingIterator<JsonNode> it = YAML.readerFor(JsonNode.class).readValues(yaml)) {
+      while (it.hasNextValue()) {
+        JsonNode doc = it.nextValue();
+        if (doc == null || !doc.isObject()) {
+          continue;
+        }
+        String ns = doc.at("/metadata/namespace").asText();
+        String key =
+            doc.path("kind").asText()
+                + " "
+                + (ns.isEmpty() ? "" : ns + "/")
+                + doc.at("/metadata/name").asText();
+        assertThat(objects.put(key, doc)).as("duplicate %s", key).isNull();
+      }
+    }
+    return objects;
+  }
+}

@@ -1,0 +1,302 @@
+package io.etcdoperator.operator.model;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
+
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.OwnerReference;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServicePort;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** The objects of one cluster, field by field where the issue or DESIGN.md decides them. */
+class EtcdClusterModelTest {
+  final EtcdClusterModel defaults = TestClusters.model("{}");
+
+  @Test
+  void replicasDefaultToThree() {
+    assertThat(defaults.replicas()).isEqualTo(3);
+    assertThat(TestClusters.model("replicas: 0").replicas()).isZero();
+  }
+
+  @Test
+  void aResourceWithoutSpecIsTheDefaultSpec() throws InvalidSpecException {
+    var cluster = TestClusters.withSpec("");
+    assertThat(cluster.getSpec()).isNull();
+    EtcdClusterModel model = EtcdClusterModel.of(cluster);
+    assertThat(model.replicas()).isEqualTo(3);
+    assertThat(model.statefulSet(3)).isEqualTo(defaults.statefulSet(3));
+  }
+
+  @Test
+  void statefulSetHasStableIdentityParallelStartAndOperatorDrivenRestarts() {
+    StatefulSet sts = defaults.statefulSet(2);
+    assertThat(sts.getMetadata().getName()).isEqualTo("demo");
+    assertThat(sts.getSpec().getReplicas()).isEqualTo(2);
+    assertThat(sts.getSpec().getServiceName()).isEqualTo("demo-headless");
+    assertThat(sts.getSpec().getPodManagementPolicy()).isEqualTo("Parallel");
+    assertThat(sts.getSpec().getUpdateStrategy().getType()).isEqualTo("OnDelete");
+    assertThat(sts.getSpec().getUpdateStrategy().getRollingUpdate()).isNull();
+    assertThat(sts.getSpec().getRevisionHistoryLimit()).isEqualTo(10);
+    assertThat(sts.getSpec().getSelector().getMatchLabels())
+        .isEqualTo(Names.selectorLabels("demo"));
+    assertThat(sts.getSpec().getTemplate().getMetadata().getLabels())
+        .containsAllEntriesOf(sts.getSpec().getSelector().getMatchLabels());
+  }
+
+  @Test
+  void defaultStorageIsA4GiClaimPerMemberRetainedOnScaleDownAndDeletion() {
+    StatefulSet sts = defaults.statefulSet(3);
+    assertThat(defaults.usesPersistentStorage()).isTrue();
+    assertThat(sts.getSpec().getVolumeClaimTemplates()).hasSize(1);
+    var claim = sts.getSpec().getVolumeClaimTemplates().get(0);
+    assertThat(claim.getMetadata().getName()).isEqualTo("data");
+    assertThat(claim.getSpec().getAccessModes()).containsExactly("ReadWriteOnce");
+    assertThat(claim.getSpec().getResources().getRequests())
+        .containsEntry("storage", new Quantity("4Gi"));
+    assertThat(sts.getSpec().getPersistentVolumeClaimRetentionPolicy().getWhenScaled())
+        .isEqualTo("Retain");
+    assertThat(sts.getSpec().getPersistentVolumeClaimRetentionPolicy().getWhenDeleted())
+        .isEqualTo("Retain");
+    assertThat(sts.getSpec().getTemplate().getSpec().getVolumes()).isEmpty();
+  }
+
+  @Test
+  void customClaimTemplateKeepsItsSizeClassAndMetadataAndDefaultsTheRest() {
+    EtcdClusterModel model =
+        TestClusters.model(
+            """
+            storage:
+              volumeClaimTemplate:
+                metadata:
+                  labels: {backup: daily}
+                spec:
+                  storageClassName: fast-ssd
+                  resources: {requests: {storage: 20Gi}}
+              persistentVolumeClaimRetentionPolicy: {whenScaled: Delete}
+            """);
+    StatefulSet sts = model.statefulSet(3);
+    var claim = sts.getSpec().getVolumeClaimTemplates().get(0);
+    assertThat(claim.getMetadata().getLabels()).containsEntry("backup", "daily");
+    assertThat(claim.getSpec().getStorageClassName()).isEqualTo("fast-ssd");
+    assertThat(claim.getSpec().getResources().getRequests())
+        .containsEntry("storage", new Quantity("20Gi"));
+    assertThat(claim.getSpec().getAccessModes()).containsExactly("ReadWriteOnce");
+    assertThat(claim.getSpec().getVolumeMode()).isEqualTo("Filesystem");
+    assertThat(sts.getSpec().getPersistentVolumeClaimRetentionPolicy().getWhenScaled())
+        .isEqualTo("Delete");
+    assertThat(sts.getSpec().getPersistentVolumeClaimRetentionPolicy().getWhenDeleted())
+        .isEqualTo("Retain");
+  }
+
+  @Test
+  void emptyDirStorageHasNoClaims() {
+    EtcdClusterModel model = TestClusters.model("storage: {emptyDir: {}}");
+    assertThat(model.usesPersistentStorage()).isFalse();
+    assertThat(model.statefulSet(3).getSpec().getVolumeClaimTemplates()).isEmpty();
+  }
+
+  @Test
+  void headlessServicePublishesMembersBeforeTheyAreReady() {
+    Service svc = defaults.headlessService();
+    assertThat(svc.getMetadata().getName()).isEqualTo("demo-headless");
+    assertThat(svc.getSpec().getClusterIP()).isEqualTo("None");
+    assertThat(svc.getSpec().getPublishNotReadyAddresses()).isTrue();
+    assertThat(svc.getSpec().getSelector()).isEqualTo(Names.selectorLabels("demo"));
+    assertThat(svc.getSpec().getPorts())
+        .extracting(ServicePort::getName, ServicePort::getPort)
+        .containsExactly(tuple("peer", 2380), tuple("client", 2379));
+  }
+
+  @Test
+  void clientServiceServesTheClientPort() {
+    Service svc = defaults.clientService();
+    assertThat(svc.getMetadata().getName()).isEqualTo("demo");
+    assertThat(svc.getSpec().getType()).isEqualTo("ClusterIP");
+    assertThat(svc.getSpec().getClusterIP()).isNull();
+    assertThat(svc.getSpec().getPorts()).hasSize(1);
+    assertThat(svc.getSpec().getPorts().get(0).getTargetPort()).isEqualTo(new IntOrString(2379));
+  }
+
+  @Test
+  void serviceTemplatesOverlayMetadataAndSpecAndMergePortsByName() {
+    EtcdClusterModel model =
+        TestClusters.model(
+            """
+            serviceTemplate:
+              metadata:
+                annotations: {example.com/internal: "true"}
+              spec:
+                type: LoadBalancer
+                ports:
+                - {name: client, port: 443}
+            headlessServiceTemplate:
+              metadata:
+                labels: {monitoring: enabled}
+            """);
+    Service client = model.clientService();
+    assertThat(client.getMetadata().getAnnotations()).containsEntry("example.com/internal", "true");
+    assertThat(client.getSpec().getType()).isEqualTo("LoadBalancer");
+    assertThat(client.getSpec().getPorts()).hasSize(1);
+    assertThat(client.getSpec().getPorts().get(0).getPort()).isEqualTo(443);
+    assertThat(client.getSpec().getPorts().get(0).getTargetPort()).isEqualTo(new IntOrString(2379));
+    Service headless = model.headlessService();
+    assertThat(headless.getMetadata().getLabels())
+        .containsEntry("monitoring", "enabled")
+        .containsAllEntriesOf(Names.labels("demo"));
+    assertThat(headless.getSpec().getClusterIP()).isEqualTo("None");
+  }
+
+  @Test
+  void clusterStateConfigMapCarriesWhatEtcdReadsFromItsEnvironment() {
+    ClusterState state = ClusterState.bootstrap(defaults);
+    ConfigMap cm = defaults.clusterStateConfigMap(state);
+    assertThat(cm.getMetadata().getName()).isEqualTo("demo-cluster-state");
+    assertThat(cm.getData())
+        .containsEntry(
+            "ETCD_INITIAL_CLUSTER",
+            "demo-0=http://demo-0.demo-headless.prod.svc:2380,"
+                + "demo-1=http://demo-1.demo-headless.prod.svc:2380,"
+                + "demo-2=http://demo-2.demo-headless.prod.svc:2380")
+        .containsEntry("ETCD_INITIAL_CLUSTER_STATE", "new")
+        .containsEntry("ETCD_INITIAL_CLUSTER_TOKEN", "prod-demo-" + TestClusters.UID)
+        .hasSize(3);
+  }
+
+  @Test
+  void existingClusterStateNamesTheMembersItIsGiven() {
+    ClusterState state =
+        ClusterState.existing(
+            defaults,
+            List.of(InitialMember.of("prod", "demo", 0), InitialMember.of("prod", "demo", 2)));
+    assertThat(defaults.clusterStateConfigMap(state).getData())
+        .containsEntry("ETCD_INITIAL_CLUSTER_STATE", "existing")
+        .containsEntry(
+            "ETCD_INITIAL_CLUSTER",
+            "demo-0=http://demo-0.demo-headless.prod.svc:2380,"
+                + "demo-2=http://demo-2.demo-headless.prod.svc:2380");
+  }
+
+  @Test
+  void bootstrapOfAClusterOfZeroNamesNoMember() {
+    ClusterState state = ClusterState.bootstrap(TestClusters.model("replicas: 0"));
+    assertThat(state.members()).isEmpty();
+    assertThat(state.initialCluster()).isEmpty();
+  }
+
+  @ParameterizedTest(name = "{0} members -> minAvailable {1}")
+  @CsvSource({"2, 2", "3, 2", "4, 3", "5, 3", "7, 4"})
+  void defaultBudgetKeepsQuorum(int members, int minAvailable) {
+    PodDisruptionBudget pdb = defaults.podDisruptionBudget(members).orElseThrow();
+    assertThat(pdb.getSpec().getMinAvailable()).isEqualTo(new IntOrString(minAvailable));
+    assertThat(pdb.getSpec().getMaxUnavailable()).isNull();
+    assertThat(pdb.getSpec().getSelector().getMatchLabels())
+        .isEqualTo(Names.selectorLabels("demo"));
+  }
+
+  @Test
+  void noBudgetBelowTwoMembersWithoutTemplate() {
+    assertThat(defaults.podDisruptionBudget(1)).isEmpty();
+    assertThat(defaults.podDisruptionBudget(0)).isEmpty();
+    assertThat(TestClusters.model("replicas: 1").podDisruptionBudget()).isEmpty();
+    assertThat(defaults.podDisruptionBudget()).isPresent();
+  }
+
+  @Test
+  void budgetTemplateWins() {
+    EtcdClusterModel model =
+        TestClusters.model(
+            """
+            replicas: 1
+            podDisruptionBudgetTemplate:
+              metadata: {labels: {team: storage}}
+              spec: {maxUnavailable: 0}
+            """);
+    PodDisruptionBudget pdb = model.podDisruptionBudget().orElseThrow();
+    assertThat(pdb.getSpec().getMaxUnavailable()).isEqualTo(new IntOrString(0));
+    assertThat(pdb.getSpec().getMinAvailable()).isNull();
+    assertThat(pdb.getMetadata().getLabels()).containsEntry("team", "storage");
+  }
+
+  @Test
+  void budgetTemplateWithoutBudgetKeepsTheQuorumDefault() {
+    EtcdClusterModel model =
+        TestClusters.model("podDisruptionBudgetTemplate: {metadata: {labels: {team: storage}}}");
+    PodDisruptionBudget pdb = model.podDisruptionBudget().orElseThrow();
+    assertThat(pdb.getSpec().getMinAvailable()).isEqualTo(new IntOrString(2));
+    assertThat(pdb.getMetadata().getLabels()).containsEntry("team", "storage");
+  }
+
+  @Test
+  void everythingIsOwnedByTheClusterAndLabelled() {
+    List<HasMetadata> all = defaults.all(ClusterState.bootstrap(defaults), 3);
+    assertThat(all)
+        .extracting(HasMetadata::getKind)
+        .containsExactly("ConfigMap", "Service", "Service", "StatefulSet", "PodDisruptionBudget");
+    for (HasMetadata o : all) {
+      assertThat(o.getMetadata().getNamespace()).isEqualTo("prod");
+      assertThat(o.getMetadata().getLabels()).containsAllEntriesOf(Names.labels("demo"));
+      assertThat(o.getMetadata().getOwnerReferences())
+          .singleElement()
+          .satisfies(
+              (OwnerReference ref) -> {
+                assertThat(ref.getApiVersion()).isEqualTo("etcd.aenix.io/v1alpha1");
+                assertThat(ref.getKind()).isEqualTo("EtcdCluster");
+                assertThat(ref.getName()).isEqualTo("demo");
+                assertThat(ref.getUid()).isEqualTo(TestClusters.UID);
+                assertThat(ref.getController()).isTrue();
+                assertThat(ref.getBlockOwnerDeletion()).isTrue();
+              });
+    }
+  }
+
+  @Test
+  void allLeavesOutTheBudgetOfASingleMember() {
+    EtcdClusterModel model = TestClusters.model("replicas: 1");
+    assertThat(model.all(ClusterState.bootstrap(model), 1))
+        .extracting(HasMetadata::getKind)
+        .doesNotContain("PodDisruptionBudget");
+  }
+
+  @Test
+  void eachCallBuildsFreshObjects() {
+    StatefulSet first = defaults.statefulSet(3);
+    first.getSpec().getTemplate().getSpec().getContainers().get(0).setImage("changed");
+    first.getSpec().getTemplate().getMetadata().getLabels().put("x", "y");
+    assertThat(defaults.statefulSet(3)).isNotEqualTo(first);
+    assertThat(defaults.statefulSet(3)).isEqualTo(defaults.statefulSet(3));
+    assertThat(defaults.headlessService()).isEqualTo(defaults.headlessService());
+    assertThat(defaults.podDisruptionBudget()).isEqualTo(defaults.podDisruptionBudget());
+  }
+
+  @Test
+  void theModelDoesNotSeeLaterChangesOfTheResource() throws InvalidSpecException {
+    var cluster = TestClusters.withSpec("options: {snapshot-count: '1'}");
+    EtcdClusterModel model = EtcdClusterModel.of(cluster);
+    String hash = model.podTemplateHash();
+    cluster.getSpec().getOptions().put("snapshot-count", "2");
+    cluster.getSpec().setReplicas(7);
+    assertThat(model.replicas()).isEqualTo(3);
+    assertThat(
+            model.statefulSet(3).getSpec().getTemplate().getSpec().getContainers().get(0).getArgs())
+        .contains("--snapshot-count=1");
+    assertThat(model.podTemplateHash()).isEqualTo(hash);
+  }
+
+  @Test
+  void withoutUidTheTokenAndOwnerReferenceLackIt() throws InvalidSpecException {
+    var cluster = TestClusters.withSpec("{}");
+    cluster.getMetadata().setUid(null);
+    EtcdClusterModel model = EtcdClusterModel.of(cluster);
+    assertThat(model.clusterToken()).isEqualTo("prod-demo");
+    assertThat(model.headlessService().getMetadata().getOwnerReferences().get(0).getUid()).isNull();
+  }
+}

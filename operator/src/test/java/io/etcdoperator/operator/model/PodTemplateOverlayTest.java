@@ -1,0 +1,278 @@
+package io.etcdoperator.operator.model;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
+
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.PodTemplateSpec;
+import io.fabric8.kubernetes.api.model.Probe;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.VolumeMount;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The rules by which spec.podTemplate is laid over the operator's pod. */
+class PodTemplateOverlayTest {
+
+  static PodTemplateSpec template(String spec) {
+    return TestClusters.model(spec).podTemplate();
+  }
+
+  static Container etcd(PodTemplateSpec t) {
+    return t.getSpec().getContainers().stream()
+        .filter(c -> c.getName().equals("etcd"))
+        .findFirst()
+        .orElseThrow();
+  }
+
+  @Test
+  void withoutTemplateTheOperatorsEtcdContainerRuns() {
+    Container etcd = etcd(template("{}"));
+    assertThat(etcd.getImage()).isEqualTo("quay.io/coreos/etcd:v3.5.17");
+    assertThat(etcd.getCommand()).containsExactly("etcd");
+    assertThat(etcd.getArgs())
+        .containsExactly(
+            "--name=$(POD_NAME)",
+            "--data-dir=/var/run/etcd/default.etcd",
+            "--listen-peer-urls=http://0.0.0.0:2380",
+            "--listen-client-urls=http://0.0.0.0:2379",
+            "--listen-metrics-urls=http://0.0.0.0:2381",
+            "--initial-advertise-peer-urls=http://$(POD_NAME).demo-headless.$(POD_NAMESPACE).svc:2380",
+            "--advertise-client-urls=http://$(POD_NAME).demo-headless.$(POD_NAMESPACE).svc:2379");
+    assertThat(etcd.getEnv())
+        .extracting(EnvVar::getName)
+        .containsExactly("POD_NAME", "POD_NAMESPACE");
+    assertThat(etcd.getEnvFrom().get(0).getConfigMapRef().getName())
+        .isEqualTo("demo-cluster-state");
+    assertThat(etcd.getVolumeMounts())
+        .extracting(VolumeMount::getName, VolumeMount::getMountPath)
+        .containsExactly(tuple("data", "/var/run/etcd"));
+  }
+
+  @Test
+  void optionsBecomeFlagsSortedByName() {
+    Container etcd =
+        etcd(template("options: {snapshot-count: '10000', auto-compaction-retention: '1h'}"));
+    assertThat(etcd.getArgs())
+        .endsWith("--auto-compaction-retention=1h", "--snapshot-count=10000")
+        .hasSize(9);
+  }
+
+  @Test
+  void probesDoNotDependOnQuorumExceptReadiness() {
+    Container etcd = etcd(template("{}"));
+    assertThat(etcd.getStartupProbe().getHttpGet().getPath()).isEqualTo("/version");
+    assertThat(etcd.getStartupProbe().getHttpGet().getPort().getIntVal()).isEqualTo(2380);
+    assertThat(etcd.getLivenessProbe().getHttpGet().getPath()).isEqualTo("/version");
+    assertThat(etcd.getLivenessProbe().getHttpGet().getPort().getIntVal()).isEqualTo(2380);
+    assertThat(etcd.getReadinessProbe().getHttpGet().getPath()).isEqualTo("/health");
+    assertThat(etcd.getReadinessProbe().getHttpGet().getPort().getIntVal()).isEqualTo(2381);
+  }
+
+  @Test
+  void seedNginxManifestCarriesCommandArgsAndAllThreeProbes() {
+    PodTemplateSpec t = modelOf("../examples/seed-000-nginx.yaml").podTemplate();
+    Container etcd = etcd(t);
+    assertThat(t.getSpec().getContainers()).hasSize(1);
+    assertThat(etcd.getImage()).isEqualTo("nginx");
+    assertThat(etcd.getCommand()).containsExactly("/bin/sh");
+    assertThat(etcd.getArgs()).containsExactly("-c", "sleep 3600");
+    for (Probe probe :
+        List.of(etcd.getLivenessProbe(), etcd.getReadinessProbe(), etcd.getStartupProbe())) {
+      assertThat(probe.getHttpGet().getHost()).isEqualTo("ifconfig.me");
+      assertThat(probe.getHttpGet().getPort().getIntVal()).isEqualTo(80);
+      assertThat(probe.getHttpGet().getPath()).isEqualTo("/");
+    }
+    // What the user did not set stays ours: the member still gets its identity and cluster state.
+    assertThat(etcd.getEnvFrom()).hasSize(1);
+    assertThat(etcd.getVolumeMounts()).extracting(VolumeMount::getName).containsExactly("data");
+  }
+
+  @Test
+  void etcdContainerFieldsTheUserSetsReplaceOurs() {
+    Container etcd =
+        etcd(
+            template(
+                """
+                podTemplate:
+                  spec:
+                    containers:
+                    - name: etcd
+                      image: registry.local/etcd:v3.5.9
+                      imagePullPolicy: Always
+                      resources:
+                        requests: {cpu: 500m, memory: 1Gi}
+                      securityContext: {runAsUser: 1000}
+                      livenessProbe:
+                        tcpSocket: {port: 2380}
+                """));
+    assertThat(etcd.getImage()).isEqualTo("registry.local/etcd:v3.5.9");
+    assertThat(etcd.getImagePullPolicy()).isEqualTo("Always");
+    assertThat(etcd.getResources().getRequests()).containsEntry("memory", new Quantity("1Gi"));
+    assertThat(etcd.getSecurityContext().getRunAsUser()).isEqualTo(1000L);
+    assertThat(etcd.getLivenessProbe().getHttpGet()).isNull();
+    assertThat(etcd.getLivenessProbe().getTcpSocket().getPort().getIntVal()).isEqualTo(2380);
+    // Fields not set are ours.
+    assertThat(etcd.getCommand()).containsExactly("etcd");
+    assertThat(etcd.getReadinessProbe().getHttpGet().getPath()).isEqualTo("/health");
+  }
+
+  @Test
+  void envVolumeMountsAndPortsMergeByNameAndEnvFromKeepsOursLast() {
+    Container etcd =
+        etcd(
+            template(
+                """
+                podTemplate:
+                  spec:
+                    volumes:
+                    - name: backup
+                      emptyDir: {}
+                    containers:
+                    - name: etcd
+                      env:
+                      - {name: GOMAXPROCS, value: "2"}
+                      envFrom:
+                      - secretRef: {name: extra}
+                      volumeMounts:
+                      - {name: backup, mountPath: /backup}
+                      ports:
+                      - {name: client, containerPort: 2379, hostPort: 2379}
+                """));
+    assertThat(etcd.getEnv())
+        .extracting(EnvVar::getName)
+        .containsExactly("POD_NAME", "POD_NAMESPACE", "GOMAXPROCS");
+    assertThat(etcd.getEnvFrom()).hasSize(2);
+    assertThat(etcd.getEnvFrom().get(0).getSecretRef().getName()).isEqualTo("extra");
+    assertThat(etcd.getEnvFrom().get(1).getConfigMapRef().getName())
+        .isEqualTo("demo-cluster-state");
+    assertThat(etcd.getVolumeMounts())
+        .extracting(VolumeMount::getName)
+        .containsExactly("data", "backup");
+    assertThat(etcd.getPorts()).hasSize(3);
+    assertThat(etcd.getPorts().get(0).getHostPort()).isEqualTo(2379);
+    assertThat(etcd.getPorts().get(0).getProtocol()).isEqualTo("TCP");
+  }
+
+  @Test
+  void otherContainersInitContainersAndVolumesAreAdded() {
+    PodSpec spec =
+        template(
+                """
+                podTemplate:
+                  spec:
+                    initContainers:
+                    - {name: wait, image: busybox:1.36}
+                    containers:
+                    - {name: exporter, image: exporter:latest}
+                    - {name: etcd, image: etcd:v3.5.17}
+                    volumes:
+                    - name: config
+                      configMap: {name: etcd-extra}
+                """)
+            .getSpec();
+    assertThat(spec.getContainers())
+        .extracting(Container::getName)
+        .containsExactly("etcd", "exporter");
+    assertThat(spec.getInitContainers()).extracting(Container::getName).containsExactly("wait");
+    assertThat(spec.getVolumes()).hasSize(1);
+    assertThat(spec.getVolumes().get(0).getConfigMap().getDefaultMode()).isEqualTo(420);
+    // Server defaults are written for the user's containers too.
+    assertThat(spec.getContainers().get(1).getImagePullPolicy()).isEqualTo("Always");
+    assertThat(spec.getInitContainers().get(0).getImagePullPolicy()).isEqualTo("IfNotPresent");
+    assertThat(spec.getInitContainers().get(0).getTerminationMessagePath())
+        .isEqualTo("/dev/termination-log");
+  }
+
+  @Test
+  void podFieldsTheUserSetsAreTaken() {
+    PodSpec spec =
+        template(
+                """
+                podTemplate:
+                  spec:
+                    nodeSelector: {disk: ssd}
+                    tolerations:
+                    - {key: dedicated, operator: Equal, value: etcd, effect: NoSchedule}
+                    affinity:
+                      podAntiAffinity:
+                        requiredDuringSchedulingIgnoredDuringExecution:
+                        - topologyKey: kubernetes.io/hostname
+                          labelSelector:
+                            matchLabels: {app.kubernetes.io/instance: demo}
+                    securityContext: {fsGroup: 1000}
+                    serviceAccountName: etcd
+                    priorityClassName: system-cluster-critical
+                    terminationGracePeriodSeconds: 60
+                    enableServiceLinks: true
+                """)
+            .getSpec();
+    assertThat(spec.getNodeSelector()).containsEntry("disk", "ssd");
+    assertThat(spec.getTolerations()).hasSize(1);
+    assertThat(spec.getAffinity().getPodAntiAffinity()).isNotNull();
+    assertThat(spec.getSecurityContext().getFsGroup()).isEqualTo(1000L);
+    assertThat(spec.getServiceAccountName()).isEqualTo("etcd");
+    assertThat(spec.getPriorityClassName()).isEqualTo("system-cluster-critical");
+    assertThat(spec.getTerminationGracePeriodSeconds()).isEqualTo(60L);
+    assertThat(spec.getEnableServiceLinks()).isTrue();
+    // Not set: ours, and the server's defaults.
+    assertThat(spec.getRestartPolicy()).isEqualTo("Always");
+    assertThat(spec.getDnsPolicy()).isEqualTo("ClusterFirst");
+  }
+
+  @Test
+  void templateLabelsAndAnnotationsAreAddedToOurs() {
+    PodTemplateSpec t =
+        template(
+            """
+            podTemplate:
+              metadata:
+                labels: {team: storage}
+                annotations: {prometheus.io/scrape: "true"}
+            """);
+    assertThat(t.getMetadata().getLabels())
+        .containsAllEntriesOf(Names.labels("demo"))
+        .containsEntry("team", "storage");
+    assertThat(t.getMetadata().getAnnotations())
+        .containsEntry("prometheus.io/scrape", "true")
+        .containsKey(Names.POD_TEMPLATE_HASH_ANNOTATION);
+  }
+
+  @Test
+  void emptyDirStorageIsAPodVolumeNamedData() {
+    PodSpec spec = template("storage: {emptyDir: {medium: Memory}}").getSpec();
+    assertThat(spec.getVolumes()).hasSize(1);
+    assertThat(spec.getVolumes().get(0).getName()).isEqualTo("data");
+    assertThat(spec.getVolumes().get(0).getEmptyDir().getMedium()).isEqualTo("Memory");
+  }
+
+  @Test
+  void theResourceIsNotChangedByTheOverlay() {
+    var cluster =
+        TestClusters.withSpec(
+            """
+            podTemplate:
+              spec:
+                containers:
+                - {name: etcd, image: etcd:1}
+            """);
+    String before = cluster.getSpec().getPodTemplate().getSpec().toString();
+    try {
+      EtcdClusterModel.of(cluster).statefulSet(3);
+    } catch (InvalidSpecException e) {
+      throw new AssertionError(e);
+    }
+    assertThat(cluster.getSpec().getPodTemplate().getSpec().toString()).isEqualTo(before);
+  }
+
+  static EtcdClusterModel modelOf(String manifest) {
+    try {
+      return EtcdClusterModel.of(TestClusters.read(Path.of(manifest)));
+    } catch (InvalidSpecException e) {
+      throw new AssertionError(e);
+    }
+  }
+}

@@ -1,0 +1,434 @@
+package io.etcdoperator.operator.model;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+import io.etcdoperator.api.v1alpha1.EtcdCluster;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** Every invalid spec is refused with the field's path and an exact reason; valid ones pass. */
+class SpecValidationTest {
+
+  static Stream<Arguments> invalidSpecs() {
+    return Stream.of(
+        row("negative replicas", "replicas: -1", "spec.replicas: must be 0 or more, got -1"),
+        row(
+            "both storage kinds",
+            """
+            storage:
+              emptyDir: {}
+              volumeClaimTemplate:
+                spec:
+                  resources: {requests: {storage: 1Gi}}
+            """,
+            "spec.storage: set exactly one of emptyDir or volumeClaimTemplate, not both"),
+        row(
+            "an operator-owned option",
+            "options: {data-dir: /elsewhere}",
+            "spec.options.data-dir: --data-dir is set by the operator (member identity and data"
+                + " location); remove it"),
+        row(
+            "an owned membership option",
+            "options: {initial-cluster-state: existing}",
+            "spec.options.initial-cluster-state: --initial-cluster-state is set by the operator"
+                + " (cluster membership); remove it"),
+        row(
+            "an owned URL option",
+            "options: {listen-client-urls: 'http://0.0.0.0:1234'}",
+            "spec.options.listen-client-urls: --listen-client-urls is set by the operator (member"
+                + " URLs and ports); remove it"),
+        row(
+            "a TLS file option",
+            "options: {peer-cert-file: /tls/peer.crt}",
+            "spec.options.peer-cert-file: --peer-cert-file is set by the operator (TLS comes with"
+                + " spec.security, not supported yet); remove it"),
+        row(
+            "an option with leading dashes",
+            "options: {--snapshot-count: '10000'}",
+            "spec.options.--snapshot-count: write the flag name without leading dashes:"
+                + " 'snapshot-count'"),
+        row(
+            "an option that is no flag name",
+            "options: {'Snapshot Count': '10000'}",
+            "spec.options.Snapshot Count: not an etcd flag name (lowercase letters, digits, '-' and"
+                + " '.')"),
+        row(
+            "an option without value",
+            "options: {enable-pprof: null}",
+            "spec.options.enable-pprof: a value is required (write \"true\" for a boolean flag)"),
+        row(
+            "a PVC template without a size",
+            """
+            storage:
+              volumeClaimTemplate:
+                spec:
+                  storageClassName: fast
+            """,
+            "spec.storage.volumeClaimTemplate.spec.resources.requests.storage: required: the size"
+                + " of each member's volume, e.g. 4Gi"),
+        row(
+            "a PVC template of size zero",
+            """
+            storage:
+              volumeClaimTemplate:
+                spec:
+                  resources: {requests: {storage: "0"}}
+            """,
+            "spec.storage.volumeClaimTemplate.spec.resources.requests.storage: must be more than 0,"
+                + " got 0"),
+        row(
+            "a PVC template whose size is no quantity",
+            """
+            storage:
+              volumeClaimTemplate:
+                spec:
+                  resources: {requests: {storage: "four gigs"}}
+            """,
+            "spec.storage.volumeClaimTemplate.spec.resources.requests.storage: not a quantity:"
+                + " 'four gigs'"),
+        row(
+            "a podTemplate volume named like the data volume",
+            """
+            podTemplate:
+              spec:
+                volumes:
+                - name: data
+                  emptyDir: {}
+            """,
+            "spec.podTemplate.spec.volumes[0].name: 'data' is the operator's data volume; choose"
+                + " another name"),
+        row(
+            "a volumeMount of the data volume in the etcd container",
+            """
+            podTemplate:
+              spec:
+                containers:
+                - name: etcd
+                  volumeMounts:
+                  - name: data
+                    mountPath: /data
+            """,
+            "spec.podTemplate.spec.containers[0].volumeMounts[0].name: 'data' is mounted by the"
+                + " operator at /var/run/etcd; remove it"),
+        row(
+            "another volume mounted over the data directory",
+            """
+            podTemplate:
+              spec:
+                volumes:
+                - name: scratch
+                  emptyDir: {}
+                containers:
+                - name: etcd
+                  volumeMounts:
+                  - name: scratch
+                    mountPath: /var/run/etcd
+            """,
+            "spec.podTemplate.spec.containers[0].volumeMounts[0].mountPath: /var/run/etcd is the"
+                + " operator's data mount; choose another path"),
+        row(
+            "a sidecar port on etcd's client port",
+            """
+            podTemplate:
+              spec:
+                containers:
+                - name: proxy
+                  image: envoy
+                  ports:
+                  - name: http
+                    containerPort: 2379
+            """,
+            "spec.podTemplate.spec.containers[0].ports[0].containerPort: 2379 is etcd's client"
+                + " port; use another port"),
+        row(
+            "the etcd container's metrics port under another name",
+            """
+            podTemplate:
+              spec:
+                containers:
+                - name: etcd
+                  ports:
+                  - name: prometheus
+                    containerPort: 2381
+            """,
+            "spec.podTemplate.spec.containers[0].ports[0].containerPort: 2381 is etcd's metrics"
+                + " port; use another port"),
+        row(
+            "the etcd container's client port moved",
+            """
+            podTemplate:
+              spec:
+                containers:
+                - name: etcd
+                  ports:
+                  - name: client
+                    containerPort: 12379
+            """,
+            "spec.podTemplate.spec.containers[0].ports[0].containerPort: port 'client' is 2379,"
+                + " where etcd listens; got 12379"),
+        row(
+            "an env var that sets an owned flag",
+            """
+            podTemplate:
+              spec:
+                containers:
+                - name: etcd
+                  env:
+                  - name: ETCD_INITIAL_CLUSTER_STATE
+                    value: existing
+            """,
+            "spec.podTemplate.spec.containers[0].env[0].name: ETCD_INITIAL_CLUSTER_STATE sets"
+                + " --initial-cluster-state, which is set by the operator (cluster membership);"
+                + " remove it"),
+        row(
+            "an env var the member name comes from",
+            """
+            podTemplate:
+              spec:
+                containers:
+                - name: etcd
+                  env:
+                  - name: POD_NAME
+                    value: fixed
+            """,
+            "spec.podTemplate.spec.containers[0].env[0].name: POD_NAME is set by the operator"
+                + " (member identity); remove it"),
+        row(
+            "a container without a name",
+            """
+            podTemplate:
+              spec:
+                containers:
+                - image: busybox
+            """,
+            "spec.podTemplate.spec.containers[0].name: required"),
+        row(
+            "two containers of one name",
+            """
+            podTemplate:
+              spec:
+                initContainers:
+                - name: setup
+                  image: busybox
+                containers:
+                - name: setup
+                  image: busybox
+            """,
+            "spec.podTemplate.spec.containers[0].name: duplicate container name 'setup'"),
+        row(
+            "an init container named like the etcd container",
+            """
+            podTemplate:
+              spec:
+                initContainers:
+                - name: etcd
+                  image: busybox
+            """,
+            "spec.podTemplate.spec.initContainers[0].name: 'etcd' is the etcd container's name;"
+                + " choose another"),
+        row(
+            "a pod label that would move the pods out of the selector",
+            """
+            podTemplate:
+              metadata:
+                labels:
+                  app.kubernetes.io/instance: other
+            """,
+            "spec.podTemplate.metadata.labels.app.kubernetes.io/instance: the operator sets this"
+                + " label to 'demo'; remove it"),
+        row(
+            "an annotation in the operator's prefix",
+            """
+            podTemplate:
+              metadata:
+                annotations:
+                  etcd.aenix.io/pod-template-hash: "0"
+            """,
+            "spec.podTemplate.metadata.annotations.etcd.aenix.io/pod-template-hash: annotations"
+                + " under etcd.aenix.io/ belong to the operator"),
+        row(
+            "a Service selector",
+            """
+            serviceTemplate:
+              spec:
+                selector: {app: other}
+            """,
+            "spec.serviceTemplate.spec.selector: set by the operator (the cluster's member pods);"
+                + " remove it"),
+        row(
+            "a headless Service with a cluster IP",
+            """
+            headlessServiceTemplate:
+              spec:
+                clusterIP: 10.0.0.10
+            """,
+            "spec.headlessServiceTemplate.spec.clusterIP: must be None (the headless Service gives"
+                + " each member its DNS name), got '10.0.0.10'"),
+        row(
+            "a headless Service of type NodePort",
+            """
+            headlessServiceTemplate:
+              spec:
+                type: NodePort
+            """,
+            "spec.headlessServiceTemplate.spec.type: must be ClusterIP (the headless Service gives"
+                + " each member its DNS name), got 'NodePort'"),
+        row(
+            "a headless Service that hides members until ready",
+            """
+            headlessServiceTemplate:
+              spec:
+                publishNotReadyAddresses: false
+            """,
+            "spec.headlessServiceTemplate.spec.publishNotReadyAddresses: must be true: members"
+                + " resolve each other's names before they are ready"),
+        row(
+            "a PDB template with both budgets",
+            """
+            podDisruptionBudgetTemplate:
+              spec:
+                minAvailable: 2
+                maxUnavailable: 1
+            """,
+            "spec.podDisruptionBudgetTemplate.spec: set minAvailable or maxUnavailable, not both"),
+        row(
+            "security, not supported yet",
+            """
+            security:
+              enableAuth: true
+            """,
+            "spec.security: TLS and authentication are not supported yet; remove spec.security"
+                + " rather than run without the security it asks for"));
+  }
+
+  static Stream<Arguments> invalidNames() {
+    return Stream.of(
+        Arguments.of(
+            "Demo",
+            "metadata.name: must be a DNS-1035 label (lowercase letters, digits and '-', starting"
+                + " with a letter and ending with a letter or digit): it names the cluster's"
+                + " Services"),
+        Arguments.of(
+            "1demo",
+            "metadata.name: must be a DNS-1035 label (lowercase letters, digits and '-', starting"
+                + " with a letter and ending with a letter or digit): it names the cluster's"
+                + " Services"),
+        Arguments.of(
+            "a".repeat(53),
+            "metadata.name: must be at most 52 characters, got 53: pods carry the label"
+                + " controller-revision-hash=<name>-<hash>, at most 63"));
+  }
+
+  static Stream<String> validSpecs() {
+    return Stream.of(
+        "{}",
+        "replicas: 0",
+        "options: {quota-backend-bytes: '8589934592', auto-compaction-retention: '1h'}",
+        """
+        storage:
+          emptyDir: {medium: Memory}
+          persistentVolumeClaimRetentionPolicy: {whenScaled: Delete}
+        """,
+        """
+        podTemplate:
+          metadata:
+            labels: {app.kubernetes.io/name: etcd, team: storage}
+          spec:
+            volumes:
+            - name: backup
+              emptyDir: {}
+            containers:
+            - name: etcd
+              ports:
+              - {name: client, containerPort: 2379}
+              volumeMounts:
+              - {name: backup, mountPath: /backup}
+            - name: backup
+              image: backup:1
+              volumeMounts:
+              - {name: data, mountPath: /var/run/etcd, readOnly: true}
+        """,
+        """
+        headlessServiceTemplate:
+          spec: {clusterIP: None, type: ClusterIP, publishNotReadyAddresses: true}
+        podDisruptionBudgetTemplate:
+          spec: {maxUnavailable: 1}
+        """);
+  }
+
+  private static Arguments row(String description, String spec, String problem) {
+    return Arguments.of(description, spec, problem);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("invalidSpecs")
+  void invalidSpecIsRefusedWithTheFieldAndTheReason(
+      String description, String spec, String problem) {
+    assertThat(problems(TestClusters.withSpec(spec))).containsExactly(problem);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("invalidNames")
+  void invalidNameIsRefused(String name, String problem) {
+    assertThat(problems(TestClusters.parse(TestClusters.manifest(name, "{}"))))
+        .containsExactly(problem);
+  }
+
+  @ParameterizedTest
+  @MethodSource("validSpecs")
+  void validSpecPasses(String spec) throws InvalidSpecException {
+    assertThat(EtcdClusterModel.of(TestClusters.withSpec(spec)).name()).isEqualTo("demo");
+  }
+
+  @Test
+  void longestNameFits() throws InvalidSpecException {
+    String name = "a".repeat(Names.MAX_CLUSTER_NAME_LENGTH);
+    assertThat(EtcdClusterModel.of(TestClusters.parse(TestClusters.manifest(name, "{}"))).name())
+        .isEqualTo(name);
+  }
+
+  @Test
+  void missingNameAndNamespaceAreRefused() {
+    EtcdCluster cluster = TestClusters.withSpec("{}");
+    cluster.getMetadata().setName(null);
+    cluster.getMetadata().setNamespace(null);
+    assertThat(problems(cluster))
+        .containsExactly("metadata.name: required", "metadata.namespace: required");
+  }
+
+  @Test
+  void everyProblemIsReportedAtOnceAndJoinedInTheMessage() {
+    EtcdCluster cluster =
+        TestClusters.withSpec(
+            """
+            replicas: -2
+            options: {name: x, wal-dir: /wal}
+            security: {}
+            """);
+    InvalidSpecException e =
+        catchThrowableOfType(InvalidSpecException.class, () -> EtcdClusterModel.of(cluster));
+    assertThat(e.problems())
+        .extracting(SpecProblem::field)
+        .containsExactly(
+            "spec.replicas", "spec.options.name", "spec.options.wal-dir", "spec.security");
+    assertThat(e.getMessage())
+        .startsWith("spec.replicas: must be 0 or more, got -2; spec.options.name: --name is set")
+        .contains("; spec.security: ");
+  }
+
+  @Test
+  void anExceptionWithoutProblemsCannotBeMade() {
+    assertThatThrownBy(() -> new InvalidSpecException(List.of()))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  private static List<String> problems(EtcdCluster cluster) {
+    return SpecValidator.validate(cluster).stream().map(SpecProblem::toString).toList();
+  }
+}

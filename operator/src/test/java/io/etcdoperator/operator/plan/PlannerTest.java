@@ -1,0 +1,519 @@
+package io.etcdoperator.operator.plan;
+
+import static io.etcdoperator.operator.plan.Views.NAME;
+import static io.etcdoperator.operator.plan.Views.NS;
+import static io.etcdoperator.operator.plan.Views.id;
+import static io.etcdoperator.operator.plan.Views.target;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.etcdoperator.operator.model.Names;
+import io.etcdoperator.operator.observe.ClusterView;
+import io.fabric8.kubernetes.api.model.Condition;
+import java.time.Duration;
+import java.util.List;
+import java.util.OptionalInt;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** One row per situation: what the planner decides and reports. */
+class PlannerTest {
+  /**
+   * What a row expects: the step, the StatefulSet replicas (-1: untouched), ConfigMap state, two
+   * conditions.
+   */
+  record Expect(Step step, int stsReplicas, String configMap, String available, String ready) {}
+
+  static final String NONE = "none";
+  static final String NEW = "new";
+  static final String EXISTING = "existing";
+
+  static Arguments row(String name, Target target, Views view, Expect expect) {
+    return Arguments.of(name, target, view.build(), expect);
+  }
+
+  static Expect expect(Step step, int sts, String cm, String available, String ready) {
+    return new Expect(step, sts, cm, available, ready);
+  }
+
+  static Step.DeletePods delete(String reasonPrefix, int... ordinals) {
+    return new Step.DeletePods(
+        java.util.Arrays.stream(ordinals).mapToObj(i -> Names.pod(NAME, i)).toList(), reasonPrefix);
+  }
+
+  static Step.MoveLeader move(int from, int to) {
+    return new Step.MoveLeader(
+        Names.member(NAME, from), id(from), from, Names.member(NAME, to), id(to), to);
+  }
+
+  static Step.RemoveMember remove(int i, String reason) {
+    return new Step.RemoveMember(i, Names.member(NAME, i), id(i), reason);
+  }
+
+  static final String NEVER_FORMED =
+      "the cluster never formed: pods with an old template are replaced all at once";
+  static final String DOWN_AND_STALE =
+      "their members are down and their template changed: replacing them cannot cost quorum";
+
+  static Stream<Arguments> rows() {
+    return Stream.of(
+        // --- never formed: bootstrap (rule 6) ---
+        row(
+            "fresh: nothing exists yet",
+            target(3),
+            Views.fresh(),
+            expect(new Step.None(), 3, NEW, "False/Bootstrapping", "False/Bootstrapping")),
+        row(
+            "bootstrapping: pods up, nothing answers",
+            target(3),
+            Views.bootstrapping(3),
+            expect(new Step.None(), 3, NEW, "False/Bootstrapping", "False/Bootstrapping")),
+        row(
+            "bootstrapping: members answer, no leader yet: still new",
+            target(3),
+            Views.bootstrapping(3).answeringWithoutQuorum(0).answeringWithoutQuorum(1),
+            expect(new Step.None(), 3, NEW, "False/Bootstrapping", "False/Bootstrapping")),
+        row(
+            "seed 000: never formed, pods run an old template: all replaced at once",
+            target(3),
+            Views.bootstrapping(3)
+                .podWithHash(0, "nginx")
+                .podWithHash(1, "nginx")
+                .podWithHash(2, "nginx"),
+            expect(
+                delete(NEVER_FORMED, 0, 1, 2),
+                3,
+                NEW,
+                "False/Bootstrapping",
+                "False/Bootstrapping")),
+        row(
+            "never formed, StatefulSet not yet on the new template: wait for it first",
+            target(3),
+            Views.bootstrapping(3).statefulSet(3, "nginx", true).podWithHash(0, "nginx"),
+            expect(new Step.None(), 3, NEW, "False/Bootstrapping", "False/Bootstrapping")),
+        row(
+            "never formed, replicas changed before forming: new with the new count",
+            target(5),
+            Views.bootstrapping(3),
+            expect(new Step.None(), 5, NEW, "False/Bootstrapping", "False/Bootstrapping")),
+        // --- quorum held (rule 4) ---
+        row(
+            "healthy: nothing to do",
+            target(3),
+            Views.healthy(3),
+            expect(new Step.None(), 3, EXISTING, "True/QuorumHeld", "True/AllMembersReady")),
+        row(
+            "healthy, ConfigMap still says new: flips to existing",
+            target(3),
+            Views.healthy(3).clusterState(false, 3),
+            expect(new Step.None(), 3, EXISTING, "True/QuorumHeld", "True/AllMembersReady")),
+        row(
+            "healthy, ConfigMap deleted by someone: rewritten as existing",
+            target(3),
+            Views.healthy(3).noClusterState(),
+            expect(new Step.None(), 3, EXISTING, "True/QuorumHeld", "True/AllMembersReady")),
+        row(
+            "one member killed: reported, nothing removed",
+            target(3),
+            Views.healthy(3).down(2),
+            expect(new Step.None(), 3, EXISTING, "True/QuorumHeld", "False/MembersUnreachable")),
+        row(
+            "one member frozen: reported, nothing removed",
+            target(3),
+            Views.healthy(3).unreachable(1, "DEADLINE_EXCEEDED"),
+            expect(new Step.None(), 3, EXISTING, "True/QuorumHeld", "False/MembersUnreachable")),
+        row(
+            "one member's pod deleted: StatefulSet recreates it",
+            target(3),
+            Views.healthy(3).noPod(1).unreachable(1, "UnknownHost"),
+            expect(new Step.None(), 3, EXISTING, "True/QuorumHeld", "False/MembersUnreachable")),
+        row(
+            "a member raised an alarm: not healthy",
+            target(3),
+            Views.healthy(3).alarm(1, "NOSPACE"),
+            expect(new Step.None(), 3, EXISTING, "True/QuorumHeld", "False/MembersUnreachable")),
+        row(
+            "learner started and healthy: promote",
+            target(4),
+            Views.healthy(3).learner(3, true),
+            expect(
+                new Step.PromoteLearner(3, "test-3", id(3)),
+                4,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/ScalingUp")),
+        row(
+            "learner added, pod not started: grow the StatefulSet, wait",
+            target(4),
+            Views.healthy(3).learner(3, false),
+            expect(
+                new Step.Wait("learner test-3 to start"),
+                4,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/ScalingUp")),
+        row(
+            "learner no longer wanted (scaled back before done): remove it",
+            target(3),
+            Views.healthy(3).learner(3, false),
+            expect(
+                remove(3, "the spec no longer wants this member"),
+                4,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/ScalingUp")),
+        row(
+            "scale up 3 -> 5: add the next ordinal as a learner",
+            target(5),
+            Views.healthy(3),
+            expect(
+                new Step.AddLearner(3, "test-3", Names.peerUrl(NS, NAME, 3)),
+                3,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/ScalingUp")),
+        row(
+            "scale up onto a claim left by a former member: delete the claim first",
+            target(4),
+            Views.healthy(3).claim(3),
+            expect(
+                new Step.DeleteClaim(
+                    3,
+                    "data-test-3",
+                    "it holds the data of a former member test-3; a new member starts empty"),
+                3,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/ScalingUp")),
+        row(
+            "scale up, old claim terminating but held by a pod: delete the pod",
+            target(4),
+            Views.healthy(3).claimTerminating(3).pod(3, true, false),
+            expect(
+                delete("it still holds the claim of a former member", 3),
+                3,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/ScalingUp")),
+        row(
+            "scale down 3 -> 1: remove the highest ordinal",
+            target(1),
+            Views.healthy(3),
+            expect(
+                remove(2, "scaling down to 1"),
+                3,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/ScalingDown")),
+        row(
+            "scale down: the highest ordinal leads: move leadership first",
+            target(2),
+            Views.healthy(3).leader(2),
+            expect(move(2, 0), 3, EXISTING, "True/QuorumHeld", "False/ScalingDown")),
+        row(
+            "scale down would cost quorum (another member down): wait",
+            target(2),
+            Views.healthy(3).down(1),
+            expect(
+                new Step.Wait("removing test-2 now would leave the cluster without quorum"),
+                3,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/ScalingDown")),
+        row(
+            "scale down 2 -> 1: etcd allows it",
+            target(1),
+            Views.healthy(2),
+            expect(
+                remove(1, "scaling down to 1"),
+                2,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/ScalingDown")),
+        row(
+            "scale down finished: StatefulSet shrinks to the members",
+            target(2),
+            Views.healthy(3).notMember(2).unreachable(2, "removed"),
+            expect(new Step.None(), 2, EXISTING, "True/QuorumHeld", "True/AllMembersReady")),
+        row(
+            "roll: a follower first, highest ordinal",
+            target(3),
+            Views.healthy(3).podWithHash(0, "h0").podWithHash(1, "h0").podWithHash(2, "h0"),
+            expect(
+                delete("rolling update", 2),
+                3,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/RollingUpdate")),
+        row(
+            "roll: StatefulSet not yet on the new template: wait for it first",
+            target(3),
+            Views.healthy(3)
+                .statefulSet(3, "h0", true)
+                .podWithHash(0, "h0")
+                .podWithHash(1, "h0")
+                .podWithHash(2, "h0"),
+            expect(new Step.None(), 3, EXISTING, "True/QuorumHeld", "False/RollingUpdate")),
+        row(
+            "roll: the restarted member has not caught up: wait",
+            target(3),
+            Views.healthy(3)
+                .podWithHash(0, "h0")
+                .podWithHash(1, "h0")
+                .raftIndex(0, 5000)
+                .raftIndex(1, 5000)
+                .raftIndex(2, 10),
+            expect(
+                new Step.Wait("test-2 to be healthy and caught up"),
+                3,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/RollingUpdate")),
+        row(
+            "roll: a pod still terminating: wait",
+            target(3),
+            Views.healthy(3).podWithHash(0, "h0").podWithHash(1, "h0").terminating(2),
+            expect(
+                new Step.Wait("pod test-2 to terminate"),
+                3,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/RollingUpdate")),
+        row(
+            "roll: only the leader left: move leadership first",
+            target(3),
+            Views.healthy(3).podWithHash(0, "h0"),
+            expect(move(0, 1), 3, EXISTING, "True/QuorumHeld", "False/RollingUpdate")),
+        row(
+            "roll: a down member's stale pod goes first",
+            target(3),
+            Views.healthy(3).podWithHash(0, "h0").podWithHash(1, "h0").podWithHash(2, "h0").down(1),
+            expect(
+                delete("rolling update", 1),
+                3,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/RollingUpdate")),
+        row(
+            "roll a 1-member cluster: etcd allows it, status says so",
+            target(1),
+            Views.healthy(1).podWithHash(0, "h0"),
+            expect(
+                delete("rolling update", 0),
+                1,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/RollingUpdate")),
+        row(
+            "hibernate 3 -> 0: stop every pod, keep membership",
+            target(0),
+            Views.healthy(3),
+            expect(new Step.None(), 0, EXISTING, "True/QuorumHeld", "False/Hibernated")),
+        row(
+            "hibernated: no pods",
+            target(0),
+            Views.healthy(3)
+                .noPod(0)
+                .noPod(1)
+                .noPod(2)
+                .down(0)
+                .down(1)
+                .down(2)
+                .memberListUnknown()
+                .statefulSet(0),
+            expect(new Step.None(), 0, NONE, "False/Hibernated", "False/Hibernated")),
+        row(
+            "waking 0 -> 3: the same members come back",
+            target(3),
+            Views.healthy(3)
+                .noPod(0)
+                .noPod(1)
+                .noPod(2)
+                .down(0)
+                .down(1)
+                .down(2)
+                .memberListUnknown()
+                .statefulSet(0),
+            expect(new Step.None(), 3, NONE, "False/QuorumLost", "False/QuorumLost")),
+        // --- quorum lost (rule 5) ---
+        row(
+            "majority down: wait, destroy nothing",
+            target(3),
+            Views.healthy(3).down(1).down(2).noLeader(),
+            expect(new Step.None(), 3, NONE, "False/QuorumLost", "False/QuorumLost")),
+        row(
+            "every pod gone: recreate from the recorded member list",
+            target(3),
+            Views.healthy(3).noPod(0).noPod(1).noPod(2).down(0).down(1).down(2).memberListUnknown(),
+            expect(new Step.None(), 3, NONE, "False/QuorumLost", "False/QuorumLost")),
+        row(
+            "quorum lost while scaling down: never shrink the StatefulSet",
+            target(1),
+            Views.healthy(3).down(1).down(2).noLeader(),
+            expect(new Step.None(), 3, NONE, "False/QuorumLost", "False/QuorumLost")),
+        row(
+            "quorum lost, StatefulSet shrunk by someone: every known member gets its pod",
+            target(3),
+            Views.healthy(3).down(1).down(2).noLeader().statefulSet(1),
+            expect(new Step.None(), 3, NONE, "False/QuorumLost", "False/QuorumLost")),
+        row(
+            "quorum lost after a bad template: replace the stale pods of down members",
+            target(3),
+            Views.healthy(3).podWithHash(1, "bad").podWithHash(2, "bad").down(1).down(2).noLeader(),
+            expect(
+                new Step.DeletePods(List.of("test-1", "test-2"), DOWN_AND_STALE),
+                3,
+                NONE,
+                "False/QuorumLost",
+                "False/QuorumLost")),
+        // --- refuse to act (rules 1-3) ---
+        row(
+            "split brain: two cluster IDs, touch nothing",
+            target(3),
+            Views.healthy(3).clusterId(2, 0xbad),
+            expect(new Step.None(), -1, NONE, "False/SplitBrain", "False/SplitBrain")),
+        row(
+            "invalid spec on a healthy cluster: touch nothing, availability still true",
+            Target.invalid(NS, NAME, 7, List.of("spec.options.name: set by the operator")),
+            Views.healthy(3),
+            expect(new Step.None(), -1, NONE, "True/QuorumHeld", "False/InvalidSpec")),
+        row(
+            "invalid spec, nothing exists: create nothing",
+            Target.invalid(NS, NAME, 7, List.of("spec.replicas: must be >= 0")),
+            Views.fresh(),
+            expect(new Step.None(), -1, NONE, "False/InvalidSpec", "False/InvalidSpec")),
+        row(
+            "storage kind changed: invalid, touch nothing",
+            target(3),
+            Views.healthy(3).statefulSet(3, Views.HASH, false),
+            expect(new Step.None(), -1, NONE, "True/QuorumHeld", "False/InvalidSpec")),
+        row(
+            "emptyDir and replicas 0: refused, it would delete the data",
+            Target.valid(NS, NAME, 7, new Target.Desired(0, Views.HASH, false)),
+            Views.healthy(3).statefulSet(3, Views.HASH, false),
+            expect(new Step.None(), -1, NONE, "True/QuorumHeld", "False/InvalidSpec")));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("rows")
+  void decides(String name, Target target, ClusterView view, Expect expect) {
+    Plan plan = Planner.plan(target, view);
+
+    assertThat(plan.step()).as("step").isEqualTo(expect.step());
+    assertThat(plan.statefulSetReplicas())
+        .as("StatefulSet replicas")
+        .isEqualTo(
+            expect.stsReplicas() < 0 ? OptionalInt.empty() : OptionalInt.of(expect.stsReplicas()));
+    String cm = plan.clusterState().map(c -> c.existing() ? EXISTING : NEW).orElse(NONE);
+    assertThat(cm).as("cluster-state ConfigMap").isEqualTo(expect.configMap());
+    assertThat(condition(plan, Conditions.AVAILABLE)).as("Available").isEqualTo(expect.available());
+    assertThat(condition(plan, Conditions.READY)).as("Ready").isEqualTo(expect.ready());
+    assertThat(plan.manageObjects()).isEqualTo(expect.stsReplicas() >= 0);
+    assertThat(plan.status().getObservedGeneration()).isEqualTo(7L);
+  }
+
+  static String condition(Plan plan, String type) {
+    Condition c =
+        plan.status().getConditions().stream()
+            .filter(x -> x.getType().equals(type))
+            .findFirst()
+            .orElseThrow();
+    return c.getStatus() + "/" + c.getReason();
+  }
+
+  static String message(Plan plan, String type) {
+    return plan.status().getConditions().stream()
+        .filter(x -> x.getType().equals(type))
+        .findFirst()
+        .orElseThrow()
+        .getMessage();
+  }
+
+  @Test
+  void existingConfigMapListsEveryMemberIncludingAnUnstartedLearner() {
+    Plan plan = Planner.plan(target(4), Views.healthy(3).learner(3, false).build());
+    assertThat(plan.clusterState().orElseThrow().members())
+        .extracting(Plan.InitialMember::name)
+        .containsExactly("test-0", "test-1", "test-2", "test-3");
+    assertThat(plan.clusterState().orElseThrow().members().get(3).peerUrl())
+        .isEqualTo("http://test-3.test-headless.default.svc:2380");
+  }
+
+  @Test
+  void quorumLostNamesTheMissingMembers() {
+    Plan plan =
+        Planner.plan(
+            target(3),
+            Views.healthy(3).down(1).noPod(2).unreachable(2, "UnknownHost").noLeader().build());
+    assertThat(message(plan, Conditions.AVAILABLE))
+        .isEqualTo(
+            "quorum lost: 0 of 3 voters healthy, 2 needed; missing: test-0 (sees no leader),"
+                + " test-1 (unreachable: connection refused), test-2 (no pod)");
+    assertThat(condition(plan, Conditions.DEGRADED)).isEqualTo("True/QuorumLost");
+  }
+
+  @Test
+  void statusListsMembersWithRolesLeaderAndHealth() {
+    Plan plan = Planner.plan(target(4), Views.healthy(3).down(2).learner(3, true).build());
+    var members = plan.status().getMembers();
+    assertThat(members)
+        .extracting(m -> m.getName())
+        .containsExactly("test-0", "test-1", "test-2", "test-3");
+    assertThat(members)
+        .extracting(m -> m.getRole())
+        .containsExactly("Voter", "Voter", "Voter", "Learner");
+    assertThat(members).extracting(m -> m.getLeader()).containsExactly(true, false, false, false);
+    assertThat(members).extracting(m -> m.getHealthy()).containsExactly(true, true, false, true);
+    assertThat(members.get(2).getMessage()).isEqualTo("unreachable: connection refused");
+    assertThat(members.get(0).getId()).isEqualTo("100");
+    assertThat(plan.status().getClusterID()).isEqualTo("c1");
+    assertThat(plan.status().getLeader()).isEqualTo("test-0");
+    assertThat(plan.status().getReadyMembers()).isEqualTo(2);
+    assertThat(plan.status().getReplicas()).isEqualTo(4);
+  }
+
+  @Test
+  void everyPodDeadTurnsAvailableFalse() {
+    Plan plan =
+        Planner.plan(
+            target(3), Views.healthy(3).down(0).down(1).down(2).memberListUnknown().build());
+    assertThat(condition(plan, Conditions.AVAILABLE)).isEqualTo("False/QuorumLost");
+    assertThat(plan.status().getMembers()).allSatisfy(m -> assertThat(m.getHealthy()).isFalse());
+    assertThat(plan.status().getReadyMembers()).isZero();
+  }
+
+  @Test
+  void rollStuckIsReportedAndTheRollStops() {
+    Views view =
+        Views.healthy(3)
+            .podWithHash(0, "h0")
+            .podWithHash(1, "h0")
+            .down(2)
+            .podCreatedAgo(2, Duration.ofMinutes(10));
+    Plan plan = Planner.plan(target(3), view.build());
+    assertThat(plan.step()).isEqualTo(new Step.Wait("test-2 to be healthy and caught up"));
+    assertThat(condition(plan, Conditions.DEGRADED)).isEqualTo("True/RollStuck");
+    assertThat(condition(plan, Conditions.PROGRESSING)).isEqualTo("False/RollStuck");
+    assertThat(message(plan, Conditions.DEGRADED))
+        .startsWith("rolling update stopped: test-2 was restarted");
+  }
+
+  @Test
+  void splitBrainNamesBothClusterIds() {
+    Plan plan = Planner.plan(target(3), Views.healthy(3).clusterId(2, 0xbad).build());
+    assertThat(message(plan, Conditions.AVAILABLE))
+        .isEqualTo(
+            "members answer with different cluster IDs (test-0: c1, test-1: c1, test-2: bad); the"
+                + " operator changes nothing until a human resolves it");
+  }
+
+  @Test
+  void readyClusterIsLookedAtLessOften() {
+    assertThat(Planner.plan(target(3), Views.healthy(3).build()).requeueAfter())
+        .isEqualTo(Planner.READY_RESYNC);
+    assertThat(Planner.plan(target(3), Views.healthy(3).down(1).build()).requeueAfter())
+        .isEqualTo(Planner.PENDING_RESYNC);
+  }
+}

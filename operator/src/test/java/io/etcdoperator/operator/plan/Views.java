@@ -1,0 +1,431 @@
+package io.etcdoperator.operator.plan;
+
+import io.etcdoperator.operator.model.Names;
+import io.etcdoperator.operator.observe.ClaimView;
+import io.etcdoperator.operator.observe.ClusterStateView;
+import io.etcdoperator.operator.observe.ClusterView;
+import io.etcdoperator.operator.observe.MemberList;
+import io.etcdoperator.operator.observe.MemberProbe;
+import io.etcdoperator.operator.observe.PodView;
+import io.etcdoperator.operator.observe.StatefulSetView;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * Builds {@link ClusterView}s for planner tables: a cluster named {@code test} in {@code default},
+ * member {@code i} with ID {@code 0x100+i}, cluster ID {@code 0xc1}, template hash {@code h1}.
+ */
+final class Views {
+  static final String NS = "default";
+  static final String NAME = "test";
+  static final String HASH = "h1";
+  static final long CLUSTER_ID = 0xc1;
+  static final Instant NOW = Instant.parse("2026-11-29T12:00:00Z");
+
+  private Optional<StatefulSetView> sts = Optional.empty();
+  private final TreeMap<Integer, PodView> pods = new TreeMap<>();
+  private final TreeMap<Integer, ClaimView> claims = new TreeMap<>();
+  private Optional<ClusterStateView> clusterState = Optional.empty();
+  private final TreeMap<Integer, MemberProbe> probes = new TreeMap<>();
+  private final List<MemberList.Member> members = new ArrayList<>();
+  private boolean memberListKnown;
+  private long leader;
+
+  static long id(int ordinal) {
+    return 0x100 + ordinal;
+  }
+
+  static Target.Desired desired(int replicas) {
+    return new Target.Desired(replicas, HASH, true);
+  }
+
+  static Target target(int replicas) {
+    return Target.valid(NS, NAME, 7, desired(replicas));
+  }
+
+  /** Nothing exists yet. */
+  static Views fresh() {
+    return new Views();
+  }
+
+  /** StatefulSet, pods and claims of {@code n} members created with state new; nothing answers. */
+  static Views bootstrapping(int n) {
+    Views v = new Views().statefulSet(n);
+    v.clusterState = Optional.of(state(false, n));
+    for (int i = 0; i < n; i++) {
+      v.pod(i, true, false).claim(i).unreachable(i, "connection refused");
+    }
+    return v;
+  }
+
+  /** {@code n} healthy voters, member 0 leads. */
+  static Views healthy(int n) {
+    Views v = new Views().statefulSet(n);
+    v.clusterState = Optional.of(state(true, n));
+    v.memberListKnown = true;
+    v.leader = id(0);
+    for (int i = 0; i < n; i++) {
+      v.pod(i, true, true).claim(i);
+      v.members.add(voter(i));
+      v.probes.put(i, answering(i, false, v.leader, 1000));
+    }
+    return v;
+  }
+
+  static ClusterStateView state(boolean existing, int n) {
+    Map<String, String> initial = new LinkedHashMap<>();
+    for (int i = 0; i < n; i++) {
+      initial.put(Names.member(NAME, i), Names.peerUrl(NS, NAME, i));
+    }
+    return new ClusterStateView(existing, initial, "token");
+  }
+
+  static MemberList.Member voter(int i) {
+    return new MemberList.Member(
+        id(i),
+        Names.member(NAME, i),
+        List.of(Names.peerUrl(NS, NAME, i)),
+        List.of(Names.clientUrl(NS, NAME, i)),
+        false);
+  }
+
+  static MemberProbe answering(int i, boolean learner, long leader, long index) {
+    return new MemberProbe(
+        i,
+        Names.clientUrl(NS, NAME, i),
+        true,
+        null,
+        CLUSTER_ID,
+        id(i),
+        leader,
+        5,
+        index,
+        learner,
+        "3.4.23",
+        20480,
+        List.of());
+  }
+
+  Views statefulSet(int replicas) {
+    sts = Optional.of(new StatefulSetView(replicas, HASH, true));
+    return this;
+  }
+
+  Views statefulSet(int replicas, String hash, boolean persistent) {
+    sts = Optional.of(new StatefulSetView(replicas, hash, persistent));
+    return this;
+  }
+
+  Views noStatefulSet() {
+    sts = Optional.empty();
+    return this;
+  }
+
+  Views pod(int i, boolean running, boolean ready) {
+    pods.put(
+        i,
+        new PodView(
+            Names.pod(NAME, i),
+            i,
+            running ? "Running" : "Pending",
+            ready,
+            running,
+            0,
+            false,
+            HASH,
+            NOW.minus(Duration.ofHours(1))));
+    return this;
+  }
+
+  Views podWithHash(int i, String hash) {
+    PodView p = pods.get(i);
+    pods.put(
+        i,
+        new PodView(
+            p.name(),
+            i,
+            p.phase(),
+            p.ready(),
+            p.running(),
+            p.restartCount(),
+            p.terminating(),
+            hash,
+            p.createdAt()));
+    return this;
+  }
+
+  Views podCreatedAgo(int i, Duration ago) {
+    PodView p = pods.get(i);
+    pods.put(
+        i,
+        new PodView(
+            p.name(),
+            i,
+            p.phase(),
+            p.ready(),
+            p.running(),
+            p.restartCount(),
+            p.terminating(),
+            p.podTemplateHash(),
+            NOW.minus(ago)));
+    return this;
+  }
+
+  Views terminating(int i) {
+    PodView p = pods.get(i);
+    pods.put(
+        i,
+        new PodView(
+            p.name(),
+            i,
+            p.phase(),
+            p.ready(),
+            p.running(),
+            p.restartCount(),
+            true,
+            p.podTemplateHash(),
+            p.createdAt()));
+    return this;
+  }
+
+  Views noPod(int i) {
+    pods.remove(i);
+    return this;
+  }
+
+  Views claim(int i) {
+    claims.put(i, new ClaimView(Names.dataClaim(NAME, i), i, false));
+    return this;
+  }
+
+  Views claimTerminating(int i) {
+    claims.put(i, new ClaimView(Names.dataClaim(NAME, i), i, true));
+    return this;
+  }
+
+  Views noClaim(int i) {
+    claims.remove(i);
+    return this;
+  }
+
+  Views clusterState(boolean existing, int n) {
+    clusterState = Optional.of(state(existing, n));
+    return this;
+  }
+
+  Views noClusterState() {
+    clusterState = Optional.empty();
+    return this;
+  }
+
+  /** Member {@code i} does not answer (killed, frozen, partitioned). */
+  Views unreachable(int i, String why) {
+    probes.put(i, MemberProbe.unreachable(i, Names.clientUrl(NS, NAME, i), why));
+    return this;
+  }
+
+  /** Member {@code i} is down: no answer, container not running. */
+  Views down(int i) {
+    unreachable(i, "connection refused");
+    if (pods.containsKey(i)) {
+      PodView p = pods.get(i);
+      pods.put(
+          i,
+          new PodView(
+              p.name(),
+              i,
+              "Running",
+              false,
+              false,
+              p.restartCount() + 1,
+              false,
+              p.podTemplateHash(),
+              p.createdAt()));
+    }
+    return this;
+  }
+
+  /** Every answering member follows {@code ordinal}. */
+  Views leader(int ordinal) {
+    leader = id(ordinal);
+    probes.replaceAll(
+        (i, p) ->
+            p.reachable()
+                ? new MemberProbe(
+                    i,
+                    p.endpoint(),
+                    true,
+                    null,
+                    p.clusterId(),
+                    p.memberId(),
+                    leader,
+                    p.raftTerm(),
+                    p.raftIndex(),
+                    p.learner(),
+                    p.version(),
+                    p.dbSize(),
+                    p.alarms())
+                : p);
+    return this;
+  }
+
+  /** Answering members see no leader (a minority after quorum loss). */
+  Views noLeader() {
+    leader = 0;
+    return leader0();
+  }
+
+  private Views leader0() {
+    probes.replaceAll(
+        (i, p) ->
+            p.reachable()
+                ? new MemberProbe(
+                    i,
+                    p.endpoint(),
+                    true,
+                    null,
+                    p.clusterId(),
+                    p.memberId(),
+                    0,
+                    p.raftTerm(),
+                    p.raftIndex(),
+                    p.learner(),
+                    p.version(),
+                    p.dbSize(),
+                    p.alarms())
+                : p);
+    return this;
+  }
+
+  /** Add member {@code i} as a learner; started members answer and follow the leader. */
+  Views learner(int i, boolean started) {
+    members.add(
+        new MemberList.Member(
+            id(i),
+            started ? Names.member(NAME, i) : "",
+            List.of(Names.peerUrl(NS, NAME, i)),
+            started ? List.of(Names.clientUrl(NS, NAME, i)) : List.of(),
+            true));
+    if (started) {
+      pod(i, true, true).claim(i);
+      probes.put(i, answering(i, true, leader, 1000));
+    }
+    return this;
+  }
+
+  /** Add voter {@code i}, healthy. */
+  Views voterMember(int i) {
+    members.add(voter(i));
+    pod(i, true, true).claim(i);
+    probes.put(i, answering(i, false, leader, 1000));
+    return this;
+  }
+
+  /** Remove member {@code i} from the member list (its pod and claim stay unless removed too). */
+  Views notMember(int i) {
+    members.removeIf(m -> m.id() == id(i));
+    return this;
+  }
+
+  Views raftIndex(int i, long index) {
+    MemberProbe p = probes.get(i);
+    probes.put(
+        i,
+        new MemberProbe(
+            i,
+            p.endpoint(),
+            true,
+            null,
+            p.clusterId(),
+            p.memberId(),
+            p.leaderId(),
+            p.raftTerm(),
+            index,
+            p.learner(),
+            p.version(),
+            p.dbSize(),
+            p.alarms()));
+    return this;
+  }
+
+  Views clusterId(int i, long clusterId) {
+    MemberProbe p = probes.get(i);
+    probes.put(
+        i,
+        new MemberProbe(
+            i,
+            p.endpoint(),
+            true,
+            null,
+            clusterId,
+            p.memberId(),
+            p.leaderId(),
+            p.raftTerm(),
+            p.raftIndex(),
+            p.learner(),
+            p.version(),
+            p.dbSize(),
+            p.alarms()));
+    return this;
+  }
+
+  Views alarm(int i, String alarm) {
+    MemberProbe p = probes.get(i);
+    probes.put(
+        i,
+        new MemberProbe(
+            i,
+            p.endpoint(),
+            true,
+            null,
+            p.clusterId(),
+            p.memberId(),
+            p.leaderId(),
+            p.raftTerm(),
+            p.raftIndex(),
+            p.learner(),
+            p.version(),
+            p.dbSize(),
+            List.of(alarm)));
+    return this;
+  }
+
+  /** Probes of pods that run something other than etcd, or etcd that has not started. */
+  Views answeringWithoutQuorum(int i) {
+    probes.put(
+        i,
+        new MemberProbe(
+            i,
+            Names.clientUrl(NS, NAME, i),
+            true,
+            null,
+            CLUSTER_ID,
+            id(i),
+            0,
+            1,
+            3,
+            false,
+            "3.4.23",
+            20480,
+            List.of()));
+    return this;
+  }
+
+  /** Forget the member list (no member answered it). */
+  Views memberListUnknown() {
+    memberListKnown = false;
+    return this;
+  }
+
+  ClusterView build() {
+    Optional<MemberList> list =
+        memberListKnown ? Optional.of(new MemberList(members, 0)) : Optional.empty();
+    return new ClusterView(NOW, sts, pods, claims, clusterState, probes, list);
+  }
+}

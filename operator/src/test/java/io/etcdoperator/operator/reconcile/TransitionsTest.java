@@ -1,0 +1,110 @@
+package io.etcdoperator.operator.reconcile;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.etcdoperator.api.v1alpha1.EtcdClusterStatus;
+import io.etcdoperator.api.v1alpha1.MemberStatus;
+import io.etcdoperator.operator.reconcile.Transitions.Notice;
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.ConditionBuilder;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+class TransitionsTest {
+  static EtcdClusterStatus status(
+      String available, String reason, String ready, String readyReason, MemberStatus... members) {
+    EtcdClusterStatus s = new EtcdClusterStatus();
+    s.setConditions(
+        new ArrayList<>(
+            List.of(
+                cond("Available", available, reason),
+                cond("Ready", ready, readyReason),
+                cond("Degraded", "False", "X"))));
+    s.setMembers(new ArrayList<>(List.of(members)));
+    return s;
+  }
+
+  static Condition cond(String type, String status, String reason) {
+    return new ConditionBuilder()
+        .withType(type)
+        .withStatus(status)
+        .withReason(reason)
+        .withMessage(reason + " message")
+        .build();
+  }
+
+  static MemberStatus member(String name, boolean healthy) {
+    MemberStatus m = new MemberStatus();
+    m.setName(name);
+    m.setHealthy(healthy);
+    m.setMessage(healthy ? null : "unreachable: connection refused");
+    return m;
+  }
+
+  static Stream<Arguments> rows() {
+    return Stream.of(
+        Arguments.of(
+            "first look at a new cluster",
+            null,
+            status("False", "Bootstrapping", "False", "Bootstrapping"),
+            List.of("Normal BootstrapStarted")),
+        Arguments.of(
+            "bootstrap finished",
+            status("False", "Bootstrapping", "False", "Bootstrapping"),
+            status("True", "QuorumHeld", "True", "AllMembersReady"),
+            List.of("Normal BootstrapFinished")),
+        Arguments.of(
+            "quorum lost",
+            status("True", "QuorumHeld", "True", "AllMembersReady"),
+            status("False", "QuorumLost", "False", "QuorumLost"),
+            List.of("Warning QuorumLost")),
+        Arguments.of(
+            "quorum regained",
+            status("False", "QuorumLost", "False", "QuorumLost"),
+            status("True", "QuorumHeld", "True", "AllMembersReady"),
+            List.of("Normal QuorumRegained")),
+        Arguments.of(
+            "split brain",
+            status("True", "QuorumHeld", "True", "AllMembersReady"),
+            status("False", "SplitBrain", "False", "SplitBrain"),
+            List.of("Warning SplitBrain")),
+        Arguments.of(
+            "invalid spec",
+            status("True", "QuorumHeld", "True", "AllMembersReady"),
+            status("True", "QuorumHeld", "False", "InvalidSpec"),
+            List.of("Warning InvalidSpec")),
+        Arguments.of(
+            "still invalid, same message: no repeat",
+            status("True", "QuorumHeld", "False", "InvalidSpec"),
+            status("True", "QuorumHeld", "False", "InvalidSpec"),
+            List.of()),
+        Arguments.of(
+            "member unhealthy",
+            status("True", "QuorumHeld", "True", "AllMembersReady", member("test-1", true)),
+            status("True", "QuorumHeld", "False", "MembersUnreachable", member("test-1", false)),
+            List.of("Warning MemberUnhealthy")),
+        Arguments.of(
+            "member back",
+            status("True", "QuorumHeld", "False", "MembersUnreachable", member("test-1", false)),
+            status("True", "QuorumHeld", "True", "AllMembersReady", member("test-1", true)),
+            List.of("Normal MemberHealthy")),
+        Arguments.of(
+            "nothing changed",
+            status("True", "QuorumHeld", "True", "AllMembersReady", member("test-1", true)),
+            status("True", "QuorumHeld", "True", "AllMembersReady", member("test-1", true)),
+            List.of()));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("rows")
+  void notices(
+      String name, EtcdClusterStatus before, EtcdClusterStatus after, List<String> expected) {
+    assertThat(Transitions.between(before, after))
+        .extracting((Notice n) -> (n.warning() ? "Warning " : "Normal ") + n.reason())
+        .containsExactlyElementsOf(expected);
+  }
+}
