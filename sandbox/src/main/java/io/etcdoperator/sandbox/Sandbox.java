@@ -18,6 +18,7 @@ import java.net.InetAddress;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.UUID;
@@ -93,6 +94,7 @@ public final class Sandbox implements AutoCloseable {
     Runtime.getRuntime().addShutdownHook(hook);
     api.start(InetAddress.getByName("127.0.0.1"), 0);
     api.setControlHandler(this::control);
+    api.setLogSource(this::log);
     client = api.newClient();
     api.registerCrd(client, CrdTypes.etcdClusterCrd());
     client
@@ -191,6 +193,20 @@ public final class Sandbox implements AutoCloseable {
       default -> throw new IllegalArgumentException("unknown fault " + action);
     }
     return action + " " + ns + "/" + pod + ": done";
+  }
+
+  /** The log of a pod's container (null: its first container), as {@code kubectl logs} shows it. */
+  private String log(String namespace, String pod, String container) throws IOException {
+    String c = container;
+    if (c == null) {
+      var p = client.pods().inNamespace(namespace).withName(pod).get();
+      if (p == null || p.getSpec().getContainers().isEmpty()) {
+        return null;
+      }
+      c = p.getSpec().getContainers().get(0).getName();
+    }
+    Path file = config.logDir().resolve(namespace + "_" + pod + "_" + c + ".log");
+    return Files.exists(file) ? Files.readString(file) : null;
   }
 
   private void lockStateDir() throws IOException {

@@ -46,6 +46,10 @@ public final class ApiServer implements AutoCloseable {
     return url;
   }
 
+  public void setLogSource(LogSource logs) {
+    dispatcher.setLogSource(logs);
+  }
+
   public void setControlHandler(ControlHandler handler) {
     dispatcher.setControlHandler(handler);
   }

@@ -29,8 +29,8 @@ import org.slf4j.LoggerFactory;
  *   <li>discovery ({@code /api}, {@code /api/v1}, {@code /apis}, {@code /apis/<g>}, {@code
  *       /apis/<g>/<v>}) and {@code /version}, answered from the built-in types plus the CRDs
  *       currently stored, so that kubectl and fabric8 find every resource;
- *   <li>{@code /openapi/v2} and {@code /openapi/v3}: 404, which kubectl takes as "no schema" (see
- *       the sandbox's documentation for what that means for validation);
+ *   <li>{@code /openapi/v3}: just enough for kubectl to validate on the server (see {@link
+ *       OpenApi}); {@code /openapi/v2}: 404;
  *   <li>the {@code scale} subresource of StatefulSets and of CRDs that declare one, turned into a
  *       read and an update of the object's replica field;
  *   <li>strategic merge patches, which the mock refuses, turned into an update computed by {@link
@@ -53,9 +53,11 @@ public final class SandboxDispatcher extends KubernetesCrudDispatcher {
 
   private final ObjectMapper mapper = Serialization.jsonMapper();
   private final Discovery discovery = new Discovery(mapper);
+  private final OpenApi openApi = new OpenApi(mapper);
   private final Object compositeWrites = new Object();
   private volatile String serverAddress = "127.0.0.1:443";
   private volatile ControlHandler control;
+  private volatile LogSource logs;
 
   public SandboxDispatcher() {
     for (ResourceType t : BuiltInTypes.ALL) {
@@ -75,6 +77,10 @@ public final class SandboxDispatcher extends KubernetesCrudDispatcher {
 
   void setServerAddress(String hostPort) {
     this.serverAddress = hostPort;
+  }
+
+  void setLogSource(LogSource logs) {
+    this.logs = logs;
   }
 
   void setControlHandler(ControlHandler handler) {
@@ -115,10 +121,58 @@ public final class SandboxDispatcher extends KubernetesCrudDispatcher {
     if (api != null && "scale".equals(api.subresource()) && api.name() != null) {
       return scale(request, api);
     }
+    if (api != null
+        && "log".equals(api.subresource())
+        && "pods".equals(api.plural())
+        && method == HttpMethod.GET) {
+      return podLog(api, path);
+    }
+    if (api != null && api.subresource() != null && !"status".equals(api.subresource())) {
+      return status(
+          404, "NotFound", "the sandbox does not serve " + api.plural() + "/" + api.subresource());
+    }
     if (method == HttpMethod.PATCH && isStrategic(request)) {
       return strategicPatch(request, path);
     }
-    return super.dispatch(request);
+    MockResponse r = super.dispatch(request);
+    if (r.getWebSocketListener() == null && r.header("Content-Type") == null) {
+      // without it, clients that asked for protobuf try to decode the JSON as protobuf
+      r.setHeader("Content-Type", "application/json");
+    }
+    return r;
+  }
+
+  private MockResponse podLog(ApiPath api, String path) throws Exception {
+    LogSource logs = this.logs;
+    if (logs == null) {
+      return status(404, "NotFound", "no logs in this sandbox");
+    }
+    String container = null;
+    int q = path.indexOf('?');
+    if (q >= 0) {
+      for (String kv : path.substring(q + 1).split("&")) {
+        if (kv.startsWith("container=")) {
+          container =
+              java.net.URLDecoder.decode(
+                  kv.substring("container=".length()), java.nio.charset.StandardCharsets.UTF_8);
+        }
+      }
+    }
+    String text = logs.log(api.namespace(), api.name(), container);
+    if (text == null) {
+      return status(
+          404,
+          "NotFound",
+          "no log of pod "
+              + api.namespace()
+              + "/"
+              + api.name()
+              + (container == null ? "" : " container " + container));
+    }
+    return new MockResponse()
+        .setResponseCode(200)
+        .setHeader("Content-Type", "text/plain")
+        .setBody(text);
   }
 
   private MockResponse discovery(String bare) throws Exception {
@@ -130,10 +184,14 @@ public final class SandboxDispatcher extends KubernetesCrudDispatcher {
       case "/apis":
         return json(200, discovery.groupList(types()));
       case "/openapi/v2":
+        return status(404, "NotFound", "the sandbox serves no OpenAPI v2 document");
       case "/openapi/v3":
-        return status(404, "NotFound", "the sandbox serves no OpenAPI document");
+        return json(200, openApi.root(types()));
       default:
         break;
+    }
+    if (bare.startsWith("/openapi/v3/")) {
+      return orNotFound(openApi.groupVersion(types(), bare.substring("/openapi/v3/".length())));
     }
     String[] parts = bare.substring(1).split("/");
     if (parts.length == 2 && parts[0].equals("api")) {
