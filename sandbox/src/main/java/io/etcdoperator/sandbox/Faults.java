@@ -1,8 +1,8 @@
 package io.etcdoperator.sandbox;
 
+import io.etcdoperator.sandbox.api.ApiServer;
 import io.etcdoperator.sandbox.kubelet.Kubelet;
 import io.etcdoperator.sandbox.kubelet.PodHandle;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import java.util.List;
 
 /**
@@ -11,12 +11,12 @@ import java.util.List;
  * stops answering.
  */
 public final class Faults {
-  private final KubernetesClient client;
+  private final ApiServer api;
   private final Kubelet kubelet;
   private final Sandbox sandbox;
 
-  Faults(KubernetesClient client, Kubelet kubelet, Sandbox sandbox) {
-    this.client = client;
+  Faults(ApiServer api, Kubelet kubelet, Sandbox sandbox) {
+    this.api = api;
     this.kubelet = kubelet;
     this.sandbox = sandbox;
   }
@@ -40,7 +40,7 @@ public final class Faults {
 
   /** Deletes the pod through the API, as {@code kubectl delete pod} does. */
   public void delete(String namespace, String pod) {
-    if (client.pods().inNamespace(namespace).withName(pod).delete().isEmpty()) {
+    if (!api.deleteInProcess("/api/v1/namespaces/" + namespace + "/pods/" + pod)) {
       throw new IllegalArgumentException("no pod " + namespace + "/" + pod);
     }
   }

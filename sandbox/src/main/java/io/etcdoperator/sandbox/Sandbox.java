@@ -111,7 +111,7 @@ public final class Sandbox implements AutoCloseable {
     statefulSets.start();
     gc = new GarbageCollector(client, config.resync(), api::types);
     gc.start();
-    faults = new Faults(client, kubelet, this);
+    faults = new Faults(api, kubelet, this);
     Kubeconfig.write(config.kubeconfig(), api.url());
     startOperator();
   }
@@ -183,12 +183,13 @@ public final class Sandbox implements AutoCloseable {
       case "freeze" -> faults.freeze(ns, pod);
       case "thaw" -> faults.thaw(ns, pod);
       case "operator-stop" -> {
-        faults.stopOperator();
-        return "operator stopped";
+        // off the API server's thread: the operator talks to this server while it stops
+        background(faults::stopOperator);
+        return "operator stopping";
       }
       case "operator-start" -> {
-        faults.startOperator();
-        return "operator started";
+        background(faults::startOperator);
+        return "operator starting";
       }
       default -> throw new IllegalArgumentException("unknown fault " + action);
     }
@@ -207,6 +208,26 @@ public final class Sandbox implements AutoCloseable {
     }
     Path file = config.logDir().resolve(namespace + "_" + pod + "_" + c + ".log");
     return Files.exists(file) ? Files.readString(file) : null;
+  }
+
+  private void background(Step step) {
+    Thread t =
+        new Thread(
+            () -> {
+              try {
+                step.run();
+              } catch (Exception e) {
+                LOG.warn("operator fault failed: {}", e.toString());
+              }
+            },
+            "sandbox-operator-fault");
+    t.setDaemon(true);
+    t.start();
+  }
+
+  /** Whether the operator runs now. */
+  public synchronized boolean operatorRunning() {
+    return operator != null;
   }
 
   private void lockStateDir() throws IOException {

@@ -38,14 +38,17 @@ class KubectlIT {
   }
 
   static Result kubectl(String... args) throws IOException, InterruptedException {
-    List<String> cmd = new ArrayList<>(List.of("/usr/bin/kubectl", "--kubeconfig", sandbox.config().kubeconfig().toString()));
+    List<String> cmd =
+        new ArrayList<>(
+            List.of("/usr/bin/kubectl", "--kubeconfig", sandbox.config().kubeconfig().toString()));
     cmd.addAll(List.of(args));
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
     if (!p.waitFor(60, TimeUnit.SECONDS)) {
       p.destroyForcibly();
       throw new IOException("kubectl timed out: " + cmd);
     }
-    return new Result(p.exitValue(), new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
+    return new Result(
+        p.exitValue(), new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
   }
 
   static Path file(String name, String yaml) throws IOException {
@@ -60,45 +63,86 @@ class KubectlIT {
 
   @Test
   void etcdClustersCanBeCreatedAppliedScaledPatchedAndDeleted() throws Exception {
-    String manifest = "apiVersion: etcd.aenix.io/v1alpha1\nkind: EtcdCluster\nmetadata:\n  name: test\n  namespace: default\nspec:\n  replicas: 3\n";
+    String manifest =
+        "apiVersion: etcd.aenix.io/v1alpha1\nkind: EtcdCluster\nmetadata:\n  name: test\n  namespace: default\nspec:\n  replicas: 3\n";
     ok(kubectl("create", "-f", file("c.yaml", manifest).toString()));
     assertThat(kubectl("get", "etcdclusters").out()).contains("test");
-    assertThat(kubectl("get", "etcd", "test", "-o", "jsonpath={.spec.replicas}").out()).isEqualTo("3");
-    ok(kubectl("apply", "-f", file("c5.yaml", manifest.replace("replicas: 3", "replicas: 5")).toString()));
-    assertThat(kubectl("get", "etcdcluster", "test", "-o", "jsonpath={.spec.replicas}").out()).isEqualTo("5");
+    assertThat(kubectl("get", "etcd", "test", "-o", "jsonpath={.spec.replicas}").out())
+        .isEqualTo("3");
+    ok(
+        kubectl(
+            "apply",
+            "-f",
+            file("c5.yaml", manifest.replace("replicas: 3", "replicas: 5")).toString()));
+    assertThat(kubectl("get", "etcdcluster", "test", "-o", "jsonpath={.spec.replicas}").out())
+        .isEqualTo("5");
     ok(kubectl("scale", "etcdcluster", "test", "--replicas=4"));
-    assertThat(kubectl("get", "etcdcluster", "test", "-o", "jsonpath={.spec.replicas}").out()).isEqualTo("4");
-    ok(kubectl("patch", "etcdcluster", "test", "--type=merge", "-p", "{\"spec\":{\"replicas\":3}}"));
-    assertThat(kubectl("get", "etcdcluster", "test", "-o", "jsonpath={.spec.replicas}").out()).isEqualTo("3");
+    assertThat(kubectl("get", "etcdcluster", "test", "-o", "jsonpath={.spec.replicas}").out())
+        .isEqualTo("4");
+    ok(
+        kubectl(
+            "patch", "etcdcluster", "test", "--type=merge", "-p", "{\"spec\":{\"replicas\":3}}"));
+    assertThat(kubectl("get", "etcdcluster", "test", "-o", "jsonpath={.spec.replicas}").out())
+        .isEqualTo("3");
     ok(kubectl("delete", "etcdcluster", "test"));
     assertThat(kubectl("get", "etcdclusters").out()).contains("No resources found");
   }
 
   @Test
   void podsCanBeAppliedListedLoggedPatchedAndDeleted() throws Exception {
-    String pod = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: hello\n  namespace: default\n  labels: {app: hello}\n"
-        + "spec:\n  containers:\n  - name: main\n    image: busybox\n    command: [/bin/sh, -c, 'echo hello from the sandbox; exec sleep 3600']\n";
+    String pod =
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: hello\n  namespace: default\n  labels: {app: hello}\n"
+            + "spec:\n  containers:\n  - name: main\n    image: busybox\n    command: [/bin/sh, -c, 'echo hello from the sandbox; exec sleep 3600']\n";
     ok(kubectl("apply", "-f", file("p.yaml", pod).toString()));
-    await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(200)).untilAsserted(() ->
-        assertThat(kubectl("get", "pod", "hello", "-o", "jsonpath={.status.phase}").out()).isEqualTo("Running"));
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .pollInterval(Duration.ofMillis(200))
+        .untilAsserted(
+            () ->
+                assertThat(kubectl("get", "pod", "hello", "-o", "jsonpath={.status.phase}").out())
+                    .isEqualTo("Running"));
     assertThat(kubectl("get", "pods").out()).contains("hello");
-    await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
-        assertThat(kubectl("logs", "hello").out()).contains("hello from the sandbox"));
-    ok(kubectl("apply", "-f", file("p2.yaml", pod.replace("{app: hello}", "{app: hello, tier: web}")).toString()));
-    assertThat(kubectl("get", "pod", "hello", "-o", "jsonpath={.metadata.labels.tier}").out()).isEqualTo("web");
-    assertThat(kubectl("get", "pod", "hello", "-o", "jsonpath={.spec.containers[0].command[0]}").out()).isEqualTo("/bin/sh");
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(
+            () -> assertThat(kubectl("logs", "hello").out()).contains("hello from the sandbox"));
+    ok(
+        kubectl(
+            "apply",
+            "-f",
+            file("p2.yaml", pod.replace("{app: hello}", "{app: hello, tier: web}")).toString()));
+    assertThat(kubectl("get", "pod", "hello", "-o", "jsonpath={.metadata.labels.tier}").out())
+        .isEqualTo("web");
+    assertThat(
+            kubectl("get", "pod", "hello", "-o", "jsonpath={.spec.containers[0].command[0]}").out())
+        .isEqualTo("/bin/sh");
     ok(kubectl("patch", "pod", "hello", "-p", "{\"metadata\":{\"annotations\":{\"note\":\"x\"}}}"));
-    assertThat(kubectl("get", "pod", "hello", "-o", "jsonpath={.metadata.annotations.note}").out()).isEqualTo("x");
+    assertThat(kubectl("get", "pod", "hello", "-o", "jsonpath={.metadata.annotations.note}").out())
+        .isEqualTo("x");
     ok(kubectl("delete", "pod", "hello"));
-    await().atMost(Duration.ofSeconds(20)).until(() -> sandbox.kubelet().pod("default", "hello") == null);
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(() -> sandbox.kubelet().pod("default", "hello") == null);
   }
 
   @Test
   void statefulSetsCanBeScaled() throws Exception {
-    sandbox.client().apps().statefulSets().resource(Manifests.statefulSet("web", 1, Manifests.shell("main", "exec sleep 3600"))).create();
+    sandbox
+        .client()
+        .apps()
+        .statefulSets()
+        .resource(Manifests.statefulSet("web", 1, Manifests.shell("main", "exec sleep 3600")))
+        .create();
     ok(kubectl("scale", "statefulset", "web", "--replicas=2"));
-    await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(200)).untilAsserted(() ->
-        assertThat(kubectl("get", "sts", "web", "-o", "jsonpath={.status.readyReplicas}").out()).isEqualTo("2"));
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .pollInterval(Duration.ofMillis(200))
+        .untilAsserted(
+            () ->
+                assertThat(
+                        kubectl("get", "sts", "web", "-o", "jsonpath={.status.readyReplicas}")
+                            .out())
+                    .isEqualTo("2"));
     assertThat(kubectl("get", "pvc").out()).contains("data-web-0", "data-web-1");
   }
 
@@ -106,6 +150,7 @@ class KubectlIT {
   void whatTheSandboxDoesNotServeIsSaidPlainly() throws Exception {
     Result exec = kubectl("exec", "nope", "--", "true");
     assertThat(exec.code()).isNotZero();
-    assertThat(kubectl("api-resources").out()).contains("etcdclusters", "etcd", "etcd.aenix.io/v1alpha1", "statefulsets", "pods");
+    assertThat(kubectl("api-resources").out())
+        .contains("etcdclusters", "etcd", "etcd.aenix.io/v1alpha1", "statefulsets", "pods");
   }
 }

@@ -77,6 +77,22 @@ public final class ApiServer implements AutoCloseable {
     client.apiextensions().v1().customResourceDefinitions().resource(crd).createOr(c -> c.update());
   }
 
+  /**
+   * Deletes an object by its API path inside the server, without an HTTP round trip (safe to call
+   * while handling a request); true if it existed.
+   */
+  public boolean deleteInProcess(String path) {
+    var r =
+        dispatcher.dispatch(
+            new io.fabric8.mockwebserver.http.RecordedRequest(
+                "HTTP/1.1",
+                io.fabric8.mockwebserver.dsl.HttpMethod.DELETE,
+                path,
+                io.fabric8.mockwebserver.http.Headers.builder().build(),
+                new io.fabric8.mockwebserver.http.Buffer()));
+    return r.code() == 200;
+  }
+
   /** Every type served now: built-in kinds and those of the stored CRDs. */
   public java.util.List<ResourceType> types() {
     try {
