@@ -42,9 +42,13 @@ public final class AddressPool implements AutoCloseable {
    * @param portsToCheck ports that must be free on an address before it is handed out
    */
   public AddressPool(Path lockDir, List<Integer> portsToCheck) {
+    this(lockDir, portsToCheck, ThreadLocalRandom.current().nextInt(SIZE));
+  }
+
+  AddressPool(Path lockDir, List<Integer> portsToCheck, int start) {
     this.lockDir = lockDir;
     this.portsToCheck = List.copyOf(portsToCheck);
-    this.next = ThreadLocalRandom.current().nextInt(SIZE);
+    this.next = start;
   }
 
   /** The default lock directory shared by every sandbox on the machine. */
