@@ -66,7 +66,7 @@ class KubectlIT {
     String manifest =
         "apiVersion: etcd.aenix.io/v1alpha1\nkind: EtcdCluster\nmetadata:\n  name: test\n  namespace: default\nspec:\n  replicas: 3\n";
     ok(kubectl("create", "-f", file("c.yaml", manifest).toString()));
-    assertThat(kubectl("get", "etcdclusters").out()).contains("test");
+    assertThat(kubectl("get", "etcdclusters").out()).contains("test").contains("REPLICAS");
     assertThat(kubectl("get", "etcd", "test", "-o", "jsonpath={.spec.replicas}").out())
         .isEqualTo("3");
     ok(
@@ -101,7 +101,14 @@ class KubectlIT {
             () ->
                 assertThat(kubectl("get", "pod", "hello", "-o", "jsonpath={.status.phase}").out())
                     .isEqualTo("Running"));
-    assertThat(kubectl("get", "pods").out()).contains("hello");
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(
+            () ->
+                assertThat(kubectl("get", "pods").out())
+                    .contains("READY", "STATUS", "RESTARTS")
+                    .containsPattern("hello\\s+1/1\\s+Running\\s+0"));
+    assertThat(kubectl("get", "pods", "-o", "wide").out()).contains("IP").contains("127.2");
     await()
         .atMost(Duration.ofSeconds(10))
         .untilAsserted(

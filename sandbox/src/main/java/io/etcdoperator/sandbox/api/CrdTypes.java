@@ -74,7 +74,11 @@ public final class CrdTypes {
             .forEach(
                 c ->
                     columns.add(
-                        new ResourceType.PrinterColumn(c.getName(), c.getType(), c.getJsonPath())));
+                        new ResourceType.PrinterColumn(
+                            c.getName(),
+                            c.getType(),
+                            c.getJsonPath(),
+                            c.getPriority() == null ? 0 : c.getPriority())));
       }
       out.add(
           new ResourceType(

@@ -34,7 +34,7 @@ public record ResourceType(
       String specReplicasPath, String statusReplicasPath, String labelSelectorPath) {}
 
   /** A column of {@code kubectl get}: header name, value type and JSON path. */
-  public record PrinterColumn(String name, String type, String jsonPath) {}
+  public record PrinterColumn(String name, String type, String jsonPath, int priority) {}
 
   /** {@code group/version}, or just the version for the core group. */
   public String groupVersion() {

@@ -54,6 +54,7 @@ public final class SandboxDispatcher extends KubernetesCrudDispatcher {
   private final ObjectMapper mapper = Serialization.jsonMapper();
   private final Discovery discovery = new Discovery(mapper);
   private final OpenApi openApi = new OpenApi(mapper);
+  private final Tables tables = new Tables(mapper);
   private final Object compositeWrites = new Object();
   private volatile String serverAddress = "127.0.0.1:443";
   private volatile ControlHandler control;
@@ -135,11 +136,41 @@ public final class SandboxDispatcher extends KubernetesCrudDispatcher {
       return strategicPatch(request, path);
     }
     MockResponse r = super.dispatch(request);
+    if (method == HttpMethod.GET
+        && api != null
+        && r.code() == 200
+        && wantsTable(request)
+        && r.getWebSocketListener() == null) {
+      return asTable(api, r);
+    }
     if (r.getWebSocketListener() == null && r.header("Content-Type") == null) {
       // without it, clients that asked for protobuf try to decode the JSON as protobuf
       r.setHeader("Content-Type", "application/json");
     }
     return r;
+  }
+
+  private static boolean wantsTable(RecordedRequest request) {
+    String accept = request.getHeader("Accept");
+    return accept != null
+        && accept.contains("as=Table")
+        && !request.getPath().contains("watch=true");
+  }
+
+  private MockResponse asTable(ApiPath api, MockResponse r) throws Exception {
+    ResourceType type = null;
+    for (ResourceType t : types()) {
+      if (t.group().equals(api.group())
+          && t.version().equals(api.version())
+          && t.plural().equals(api.plural())) {
+        type = t;
+      }
+    }
+    if (type == null || api.subresource() != null) {
+      return r.setHeader("Content-Type", "application/json");
+    }
+    JsonNode body = mapper.readTree(r.getBody().readUtf8());
+    return json(200, tables.table(type, body));
   }
 
   private MockResponse podLog(ApiPath api, String path) throws Exception {

@@ -186,7 +186,7 @@ final class ContainerRunner {
           }
           continue;
         }
-        if (!ProcessLauncher.awaitExec(p, config.argv(), Duration.ofSeconds(10)) && p.isAlive()) {
+        if (!ProcessLauncher.awaitExec(p, Duration.ofSeconds(10)) && p.isAlive()) {
           log("the container's setup did not finish within 10s");
         }
         synchronized (lock) {

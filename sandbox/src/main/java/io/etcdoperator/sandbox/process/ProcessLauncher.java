@@ -35,6 +35,9 @@ public final class ProcessLauncher {
       Path logFile,
       String tag) {}
 
+  /** The setup script's {@code $0}: while a process's arguments contain it, its setup runs. */
+  static final String SETUP_MARKER = "sandbox-container-setup";
+
   private ProcessLauncher() {}
 
   /** Starts the process; the caller's thread should live as long as the process does. */
@@ -82,7 +85,7 @@ public final class ProcessLauncher {
     cmd.add("/bin/sh");
     cmd.add("-c");
     cmd.add(script.toString());
-    cmd.add("sandbox-container");
+    cmd.add(SETUP_MARKER);
     cmd.addAll(spec.argv());
 
     ProcessBuilder pb = new ProcessBuilder(cmd);
@@ -100,18 +103,18 @@ public final class ProcessLauncher {
   }
 
   /**
-   * Waits until the process has finished its setup and exec'd the container's command (its command
-   * line is then exactly {@code argv}), so that its namespaces and mounts are in place; false if it
-   * exited or did not get there within the timeout.
+   * Waits until the process has finished its setup and exec'd the container's command (the setup
+   * marker is gone from its arguments; the command may have exec'd further since), so that its
+   * namespaces and mounts are in place; false if it exited or did not get there within the timeout.
    */
-  public static boolean awaitExec(Process p, List<String> argv, java.time.Duration timeout) {
-    byte[] expected =
-        String.join("\0", argv).concat("\0").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+  public static boolean awaitExec(Process p, java.time.Duration timeout) {
     Path cmdline = Path.of("/proc", String.valueOf(p.pid()), "cmdline");
     long deadline = System.nanoTime() + timeout.toNanos();
     while (p.isAlive() && System.nanoTime() < deadline) {
       try {
-        if (java.util.Arrays.equals(Files.readAllBytes(cmdline), expected)) {
+        String args =
+            new String(Files.readAllBytes(cmdline), java.nio.charset.StandardCharsets.UTF_8);
+        if (!args.isEmpty() && !List.of(args.split("\0")).contains(SETUP_MARKER)) {
           return true;
         }
         Thread.sleep(5);
