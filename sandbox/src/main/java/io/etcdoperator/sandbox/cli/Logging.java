@@ -9,10 +9,10 @@ import org.slf4j.LoggerFactory;
  * Keeps the terminal for the sandbox's own progress lines: unless a logback configuration file is
  * on the class path, libraries log warnings only and the sandbox informational messages.
  */
-final class Logging {
+public final class Logging {
   private Logging() {}
 
-  static void quiet() {
+  public static void quiet() {
     if (Logging.class.getClassLoader().getResource("logback.xml") != null
         || System.getProperty("logback.configurationFile") != null
         || !(LoggerFactory.getILoggerFactory() instanceof LoggerContext ctx)) {
