@@ -1,5 +1,6 @@
 package io.etcdoperator.sandbox.kubelet;
 
+import io.etcdoperator.sandbox.net.DnsServer;
 import io.etcdoperator.sandbox.net.HostsFile;
 import io.etcdoperator.sandbox.net.JvmHosts;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -31,13 +32,12 @@ import java.util.function.Supplier;
  *       <hostname>.<svc>.<ns>.svc[.cluster.local]}.
  * </ul>
  *
- * <p>Files: the JVM's (fully qualified names only, through {@link JvmHosts}), and one per pod
- * (bind-mounted on its {@code /etc/hosts}): localhost, the pod's own hostname lines as the kubelet
- * writes them, every fully qualified record, and the short forms {@code <svc>}, {@code <svc>.<ns>},
- * {@code <host>.<svc>}, {@code <host>.<svc>.<ns>} of the pod's own namespace, standing in for the
- * resolver's search path. Every file is rewritten in place on each change. A {@code resolv.conf}
- * with no reachable name server is mounted too, so a name that is not in the hosts file fails at
- * once instead of leaving the machine.
+ * <p>Served, as on a cluster, by a DNS server ({@link DnsServer}, UDP port 53 on a loopback address
+ * of its own) that pods reach through their {@code resolv.conf} (the sandbox's server, the search
+ * path {@code <ns>.svc.cluster.local svc.cluster.local cluster.local}, {@code ndots:5}), with TTL
+ * 0. Each pod's {@code /etc/hosts} holds what the kubelet writes there: localhost and the pod's own
+ * hostname lines. The JVM resolves the same fully qualified names through its hosts file ({@link
+ * JvmHosts}). Hosts files are rewritten in place on each change.
  */
 public final class ClusterDns {
   /** A pod that has an address. */
@@ -48,6 +48,7 @@ public final class ClusterDns {
   private final Supplier<List<Service>> services;
   private final Supplier<List<LivePod>> pods;
   private volatile Map<String, List<String>> global = Map.of();
+  private DnsServer server;
 
   public ClusterDns(
       String sandboxId, Path dir, Supplier<List<Service>> services, Supplier<List<LivePod>> pods) {
@@ -57,18 +58,33 @@ public final class ClusterDns {
     this.pods = pods;
   }
 
-  /** The resolv.conf every pod gets: a loopback name server nobody serves, one attempt. */
-  public Path resolvConf() {
-    Path p = dir.resolve("resolv.conf");
-    if (!Files.exists(p)) {
-      try {
-        Files.createDirectories(dir);
-        Files.writeString(
-            p,
-            "# etcd-operator sandbox: names resolve through /etc/hosts only\nnameserver 127.0.0.1\noptions timeout:1 attempts:1\n");
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
+  /** Starts the DNS server on {@code address}, port 53. */
+  public synchronized void startServer(String address) throws IOException {
+    server =
+        new DnsServer(
+            address,
+            name -> {
+              List<String> a = global.get(name);
+              return a == null ? List.of() : a;
+            });
+  }
+
+  /** The resolv.conf of a pod: the sandbox's name server and the search path of its namespace. */
+  Path resolvConf(PodWorker w) {
+    String ns = w.pod().getMetadata().getNamespace();
+    Path p = dir.resolve("resolv-" + w.uid() + ".conf");
+    String nameserver = server == null ? "127.0.0.1" : server.address();
+    try {
+      Files.createDirectories(dir);
+      Files.writeString(
+          p,
+          "# etcd-operator sandbox: the sandbox's cluster DNS\nnameserver "
+              + nameserver
+              + "\nsearch "
+              + ns
+              + ".svc.cluster.local svc.cluster.local cluster.local\noptions ndots:5 timeout:1 attempts:2\n");
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
     return p;
   }
@@ -103,7 +119,6 @@ public final class ClusterDns {
     List<LivePod> live = new ArrayList<>(pods.get());
     live.sort(Comparator.comparing(p -> p.pod().getMetadata().getName()));
     Map<String, List<String>> fq = new LinkedHashMap<>();
-    Map<String, Map<String, List<String>>> shortByNs = new LinkedHashMap<>();
     for (Service s : services.get()) {
       String ns = s.getMetadata().getNamespace();
       String name = s.getMetadata().getName();
@@ -113,7 +128,6 @@ public final class ClusterDns {
       }
       boolean headless = "None".equals(s.getSpec().getClusterIP());
       boolean notReadyToo = Boolean.TRUE.equals(s.getSpec().getPublishNotReadyAddresses());
-      Map<String, List<String>> shorts = shortByNs.computeIfAbsent(ns, k -> new LinkedHashMap<>());
       List<String> endpoints = new ArrayList<>();
       for (LivePod lp : live) {
         Pod p = lp.pod();
@@ -127,15 +141,11 @@ public final class ClusterDns {
         if (headless && hostname != null && name.equals(p.getSpec().getSubdomain())) {
           add(fq, hostname + "." + name + "." + ns + ".svc", lp.ip());
           add(fq, hostname + "." + name + "." + ns + ".svc.cluster.local", lp.ip());
-          add(shorts, hostname + "." + name, lp.ip());
-          add(shorts, hostname + "." + name + "." + ns, lp.ip());
         }
       }
       for (String ip : endpoints) {
         add(fq, name + "." + ns + ".svc", ip);
         add(fq, name + "." + ns + ".svc.cluster.local", ip);
-        add(shorts, name, ip);
-        add(shorts, name + "." + ns, ip);
       }
     }
     global = fq;
@@ -160,10 +170,6 @@ public final class ClusterDns {
               lp.ip());
         }
         add(entries, hostname, lp.ip());
-        fq.forEach((n, ips) -> ips.forEach(ip -> add(entries, n, ip)));
-        shortByNs
-            .getOrDefault(p.getMetadata().getNamespace(), Map.of())
-            .forEach((n, ips) -> ips.forEach(ip -> add(entries, n, ip)));
         HostsFile.write(
             dir.resolve("hosts-" + p.getMetadata().getUid()),
             HostsFile.render(
@@ -182,13 +188,17 @@ public final class ClusterDns {
   void forget(String uid) {
     try {
       Files.deleteIfExists(dir.resolve("hosts-" + uid));
+      Files.deleteIfExists(dir.resolve("resolv-" + uid + ".conf"));
     } catch (IOException e) {
       // best effort
     }
   }
 
   /** Withdraws this sandbox's names from the JVM. */
-  public void close() {
+  public synchronized void close() {
+    if (server != null) {
+      server.close();
+    }
     JvmHosts.withdraw(sandboxId);
   }
 

@@ -54,6 +54,7 @@ public final class Kubelet implements AutoCloseable {
   private SharedIndexInformer<Pod> podInformer;
   private SharedIndexInformer<Service> serviceInformer;
   private volatile boolean closed;
+  private String dnsAddress;
 
   public Kubelet(
       KubernetesClient client, SandboxConfig config, String sandboxId, AddressPool addresses) {
@@ -75,8 +76,10 @@ public final class Kubelet implements AutoCloseable {
     this.statusWriter.setDaemon(true);
   }
 
-  public void start() {
-    dns.resolvConf();
+  /** Starts the kubelet and the cluster DNS server (on a loopback address of its own). */
+  public void start() throws java.io.IOException {
+    dnsAddress = addresses.acquire();
+    dns.startServer(dnsAddress);
     serviceInformer = client.services().inAnyNamespace().inform(new Handler<>(dns::refresh), 0);
     podInformer = client.pods().inAnyNamespace().inform(new Handler<>(this::sync), 0);
     statusWriter.start();
@@ -323,6 +326,9 @@ public final class Kubelet implements AutoCloseable {
     }
     scheduler.shutdownNow();
     dns.close();
+    if (dnsAddress != null) {
+      addresses.release(dnsAddress);
+    }
   }
 
   private static final class Handler<T> implements ResourceEventHandler<T> {

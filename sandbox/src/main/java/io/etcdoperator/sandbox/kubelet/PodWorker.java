@@ -138,7 +138,7 @@ final class PodWorker {
           pendingReason = "ContainerCreating";
           pendingMessage = e.getMessage();
           changed();
-          if (stopRequested.await(1, java.util.concurrent.TimeUnit.SECONDS)) {
+          if (stopRequested.await(100, java.util.concurrent.TimeUnit.MILLISECONDS)) {
             return;
           }
         }
@@ -285,7 +285,7 @@ final class PodWorker {
             cfg.env(),
             hostname,
             kubelet.dns().podHostsFile(this),
-            kubelet.dns().resolvConf(),
+            kubelet.dns().resolvConf(this),
             mounts,
             c.getWorkingDir(),
             logFile(c),
