@@ -77,7 +77,8 @@ final class Progress {
   private String poll() {
     var client = sandbox.client();
     List<String> podsNotReady = new ArrayList<>();
-    for (Pod p : client.pods().inAnyNamespace().list().getItems()) {
+    List<Pod> pods = client.pods().inAnyNamespace().list().getItems();
+    for (Pod p : pods) {
       String d = describe(p);
       show("pod " + key(p.getMetadata().getNamespace(), p.getMetadata().getName()), d);
       if (!d.startsWith("Running, ready")) {
@@ -111,6 +112,9 @@ final class Progress {
       return String.join("; ", notReady);
     }
     if (clusters.isEmpty()) {
+      if (pods.isEmpty()) {
+        return "no EtcdCluster and no pod yet";
+      }
       return podsNotReady.isEmpty() ? null : "pods not ready: " + String.join(", ", podsNotReady);
     }
     for (GenericKubernetesResource c : clusters) {
