@@ -43,7 +43,11 @@ class PodLifecycleIT {
 
   private static Pod create(String name, String restartPolicy, Container c) {
     c.setVolumeMounts(
-        List.of(new VolumeMountBuilder().withName("work").withMountPath("/work").build()));
+        List.of(
+            new VolumeMountBuilder()
+                .withName("work")
+                .withMountPath("/var/run/sandbox-it/work")
+                .build()));
     Pod p =
         new PodBuilder()
             .withNewMetadata()
@@ -131,7 +135,7 @@ class PodLifecycleIT {
     c.setReadinessProbe(
         new ProbeBuilder()
             .withNewExec()
-            .withCommand("cat", "/work/ready")
+            .withCommand("cat", "/var/run/sandbox-it/work/ready")
             .endExec()
             .withPeriodSeconds(1)
             .withFailureThreshold(1)
@@ -163,11 +167,11 @@ class PodLifecycleIT {
 
   @Test
   void failingLivenessProbeRestartsTheContainer() throws Exception {
-    Container c = Manifests.shell("main", "touch /work/alive; exec sleep 3600");
+    Container c = Manifests.shell("main", "touch /var/run/sandbox-it/work/alive; exec sleep 3600");
     c.setLivenessProbe(
         new ProbeBuilder()
             .withNewExec()
-            .withCommand("cat", "/work/alive")
+            .withCommand("cat", "/var/run/sandbox-it/work/alive")
             .endExec()
             .withPeriodSeconds(1)
             .withFailureThreshold(2)
@@ -228,7 +232,7 @@ class PodLifecycleIT {
             .withName("etcd")
             .withImage("etcd")
             .withArgs(
-                "--data-dir=/work/etcd",
+                "--data-dir=/var/run/sandbox-it/work/etcd",
                 "--listen-client-urls=http://0.0.0.0:2379",
                 "--advertise-client-urls=http://localhost:2379")
             .build();
@@ -272,10 +276,12 @@ class PodLifecycleIT {
     Container c =
         Manifests.shell(
             "main",
-            "echo \"$COLOR $SIZE $ME $GREETING $(NOT_EXPANDED_BY_SH)\" > /work/out; exec sleep 3600");
+            "echo \"$COLOR $SIZE $ME $GREETING $(NOT_EXPANDED_BY_SH)\" > /var/run/sandbox-it/work/out; exec sleep 3600");
     c.setCommand(
         List.of(
-            "/bin/sh", "-c", "echo \"$COLOR $SIZE $ME $GREETING\" > /work/out; exec sleep 3600"));
+            "/bin/sh",
+            "-c",
+            "echo \"$COLOR $SIZE $ME $GREETING\" > /var/run/sandbox-it/work/out; exec sleep 3600"));
     c.setEnvFrom(
         List.of(
             new io.fabric8.kubernetes.api.model.EnvFromSourceBuilder()

@@ -51,11 +51,11 @@ class StatefulSetIT {
             List.of(
                 new io.fabric8.kubernetes.api.model.VolumeMountBuilder()
                     .withName("data")
-                    .withMountPath("/var/lib/data")
+                    .withMountPath("/var/run/sandbox-it/data")
                     .build(),
                 new io.fabric8.kubernetes.api.model.VolumeMountBuilder()
                     .withName("scratch")
-                    .withMountPath("/scratch")
+                    .withMountPath("/var/run/sandbox-it/scratch")
                     .build()));
     s.getSpec()
         .getTemplate()
@@ -153,7 +153,8 @@ class StatefulSetIT {
         .isEqualTo(claimUid);
     PodHandle h = sandbox.kubelet().pod("default", "mv-0");
     assertThat(h.volume("data")).isEqualTo(data);
-    assertThat(h.exec("main", Duration.ofSeconds(5), "cat", "/var/lib/data/kept").output())
+    assertThat(
+            h.exec("main", Duration.ofSeconds(5), "cat", "/var/run/sandbox-it/data/kept").output())
         .as(
             () -> {
               try {
@@ -162,7 +163,7 @@ class StatefulSetIT {
                             Duration.ofSeconds(5),
                             "sh",
                             "-c",
-                            "ls -la /var/lib/data; grep data /proc/self/mountinfo")
+                            "ls -la /var/run/sandbox-it/data; grep data /proc/self/mountinfo")
                         .output()
                     + " host "
                     + java.util.Arrays.toString(data.toFile().list());
@@ -198,7 +199,7 @@ class StatefulSetIT {
                     Duration.ofSeconds(5),
                     "sh",
                     "-c",
-                    "echo x > /scratch/f && echo y > /var/lib/data/f")
+                    "echo x > /var/run/sandbox-it/scratch/f && echo y > /var/run/sandbox-it/data/f")
                 .exitCode())
         .isZero();
     Path oldScratch = h.volume("scratch");
@@ -221,7 +222,7 @@ class StatefulSetIT {
                     Duration.ofSeconds(5),
                     "sh",
                     "-c",
-                    "ls /scratch | wc -l; cat /var/lib/data/f")
+                    "ls /var/run/sandbox-it/scratch | wc -l; cat /var/run/sandbox-it/data/f")
                 .output())
         .isEqualTo("0\ny\n");
     assertThat(oldScratch).doesNotExist();
