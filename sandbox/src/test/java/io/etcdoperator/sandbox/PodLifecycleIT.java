@@ -350,4 +350,89 @@ class PodLifecycleIT {
         .pollInterval(Duration.ofMillis(100))
         .until(() -> StatefulSetIT.ready(get("waits")));
   }
+
+  @Test
+  void initContainersRunToCompletionFirst() throws Exception {
+    Container main =
+        Manifests.shell(
+            "main",
+            "cat /var/run/sandbox-it/work/init-done > /var/run/sandbox-it/work/seen; exec sleep 3600");
+    main.setVolumeMounts(
+        List.of(
+            new VolumeMountBuilder()
+                .withName("work")
+                .withMountPath("/var/run/sandbox-it/work")
+                .build()));
+    Container init =
+        Manifests.shell("prepare", "sleep 0.5; echo prepared > /var/run/sandbox-it/work/init-done");
+    init.setVolumeMounts(main.getVolumeMounts());
+    k.pods()
+        .resource(
+            new PodBuilder()
+                .withNewMetadata()
+                .withName("inits")
+                .withNamespace("default")
+                .endMetadata()
+                .withNewSpec()
+                .withInitContainers(init)
+                .withContainers(main)
+                .addNewVolume()
+                .withName("work")
+                .withEmptyDir(new EmptyDirVolumeSource())
+                .endVolume()
+                .endSpec()
+                .build())
+        .create();
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .pollInterval(Duration.ofMillis(100))
+        .until(() -> StatefulSetIT.ready(get("inits")));
+    Pod p = get("inits");
+    assertThat(p.getStatus().getInitContainerStatuses()).hasSize(1);
+    assertThat(
+            p.getStatus()
+                .getInitContainerStatuses()
+                .get(0)
+                .getState()
+                .getTerminated()
+                .getExitCode())
+        .isZero();
+    assertThat(p.getStatus().getConditions())
+        .anyMatch(c -> c.getType().equals("Initialized") && c.getStatus().equals("True"));
+    Path work = sandbox.kubelet().pod("default", "inits").volume("work");
+    await().atMost(Duration.ofSeconds(5)).until(() -> Files.exists(work.resolve("seen")));
+    assertThat(Files.readString(work.resolve("seen"))).isEqualTo("prepared\n");
+  }
+
+  @Test
+  void aFailedInitContainerWithRestartPolicyNeverFailsThePod() {
+    k.pods()
+        .resource(
+            new PodBuilder()
+                .withNewMetadata()
+                .withName("badinit")
+                .withNamespace("default")
+                .endMetadata()
+                .withNewSpec()
+                .withRestartPolicy("Never")
+                .withInitContainers(Manifests.shell("prepare", "exit 4"))
+                .withContainers(Manifests.shell("main", "exec sleep 3600"))
+                .endSpec()
+                .build())
+        .create();
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .pollInterval(Duration.ofMillis(100))
+        .until(() -> "Failed".equals(phase("badinit")));
+    assertThat(
+            get("badinit")
+                .getStatus()
+                .getInitContainerStatuses()
+                .get(0)
+                .getState()
+                .getTerminated()
+                .getExitCode())
+        .isEqualTo(4);
+    assertThat(sandbox.kubelet().pod("default", "badinit").pid("main")).isEqualTo(-1);
+  }
 }

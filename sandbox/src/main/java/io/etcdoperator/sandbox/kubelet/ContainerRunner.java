@@ -60,7 +60,18 @@ final class ContainerRunner {
   private String image;
   private final List<ScheduledFuture<?>> probes = new ArrayList<>();
 
+  private final boolean init;
+
   ContainerRunner(PodWorker pod, Container container) {
+    this(pod, container, false);
+  }
+
+  /**
+   * @param init an init container: it runs to completion, is restarted only after a failure (and
+   *     not with restartPolicy Never), and has no probes
+   */
+  ContainerRunner(PodWorker pod, Container container, boolean init) {
+    this.init = init;
     this.pod = pod;
     this.container = container;
     this.image = container.getImage();
@@ -161,6 +172,13 @@ final class ContainerRunner {
     }
   }
 
+  /** Whether the container has exited with 0 and will not run again. */
+  boolean succeeded() {
+    synchronized (lock) {
+      return finished() && state.getTerminated().getExitCode() == 0;
+    }
+  }
+
   private void loop() {
     int quickFailures = 0;
     try {
@@ -225,7 +243,8 @@ final class ContainerRunner {
         synchronized (lock) {
           state = terminated;
           ready = false;
-          restart = !stopping && pod.shouldRestart(exit);
+          restart =
+              !stopping && (init ? exit != 0 && pod.shouldRestart(exit) : pod.shouldRestart(exit));
         }
         log("exited with " + exit + (restart ? ", will restart" : ""));
         pod.changed();
@@ -294,6 +313,9 @@ final class ContainerRunner {
   }
 
   private void startProbes(Process p) {
+    if (init) {
+      return;
+    }
     Probe startup = container.getStartupProbe();
     if (startup != null) {
       schedule(startup, new ProbeState(ProbeKind.STARTUP), p);

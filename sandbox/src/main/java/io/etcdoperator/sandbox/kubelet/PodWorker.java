@@ -50,6 +50,7 @@ final class PodWorker {
   private final CountDownLatch terminated = new CountDownLatch(1);
   private final Instant created = Instant.now();
   private final Map<String, ContainerRunner> runners = new LinkedHashMap<>();
+  private final Map<String, ContainerRunner> initRunners = new LinkedHashMap<>();
   private volatile String podIp;
   private volatile Volumes volumes;
   private volatile String pendingReason = "ContainerCreating";
@@ -148,6 +149,10 @@ final class PodWorker {
       }
       podIp = kubelet.addresses().acquire();
       kubelet.dns().refresh();
+      if (!runInitContainers()) {
+        stopRequested.await();
+        return;
+      }
       synchronized (runners) {
         for (Container c : pod.getSpec().getContainers()) {
           runners.put(c.getName(), new ContainerRunner(this, c));
@@ -175,8 +180,50 @@ final class PodWorker {
     }
   }
 
+  /**
+   * Runs the init containers one after the other, each to a successful exit; false when one failed
+   * for good (restartPolicy Never) or the pod was stopped meanwhile.
+   */
+  private boolean runInitContainers() throws InterruptedException {
+    List<Container> inits =
+        pod.getSpec().getInitContainers() == null ? List.of() : pod.getSpec().getInitContainers();
+    for (Container c : inits) {
+      ContainerRunner r = new ContainerRunner(this, c, true);
+      synchronized (runners) {
+        if (stopping) {
+          return false;
+        }
+        initRunners.put(c.getName(), r);
+        r.start();
+      }
+      changed();
+      while (r.isAlive()) {
+        if (stopRequested.await(100, java.util.concurrent.TimeUnit.MILLISECONDS)) {
+          return false;
+        }
+      }
+      if (!r.succeeded()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private List<ContainerRunner> initContainers() {
+    synchronized (runners) {
+      return new ArrayList<>(initRunners.values());
+    }
+  }
+
   private void shutdown() {
     Duration grace = Duration.ofSeconds(graceSeconds(null));
+    for (ContainerRunner r : initContainers()) {
+      try {
+        r.stop(grace);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
     for (ContainerRunner r : containers()) {
       try {
         r.stop(grace);
@@ -396,8 +443,23 @@ final class PodWorker {
                 .build());
       }
     }
+    List<ContainerStatus> initStatuses = new ArrayList<>();
+    int inits =
+        pod.getSpec().getInitContainers() == null ? 0 : pod.getSpec().getInitContainers().size();
+    boolean initialized = true;
+    boolean initFailed = false;
+    for (ContainerRunner r : initContainers()) {
+      initStatuses.add(r.status());
+      initialized &= r.succeeded();
+      initFailed |= r.finished() && !r.succeeded();
+    }
+    initialized &= initStatuses.size() == inits;
     String phase;
-    if (allFinished) {
+    if (initFailed) {
+      phase = "Failed";
+    } else if (!initialized) {
+      phase = "Pending";
+    } else if (allFinished) {
       phase = anyFailed ? "Failed" : "Succeeded";
     } else if (allStartedOnce || anyRunning) {
       phase = "Running";
@@ -407,7 +469,8 @@ final class PodWorker {
     boolean ready = allReady && !rs.isEmpty() && !allFinished;
     List<PodCondition> conditions = new ArrayList<>();
     conditions.add(condition("PodScheduled", true, null));
-    conditions.add(condition("Initialized", true, null));
+    conditions.add(
+        condition("Initialized", initialized, initialized ? null : "ContainersNotInitialized"));
     conditions.add(condition("ContainersReady", ready, ready ? null : "ContainersNotReady"));
     conditions.add(condition("Ready", ready, ready ? null : "ContainersNotReady"));
     String ip = podIp;
@@ -420,6 +483,7 @@ final class PodWorker {
         .withQosClass("BestEffort")
         .withConditions(conditions)
         .withContainerStatuses(statuses)
+        .withInitContainerStatuses(initStatuses)
         .build();
   }
 
