@@ -435,4 +435,40 @@ class PodLifecycleIT {
         .isEqualTo(4);
     assertThat(sandbox.kubelet().pod("default", "badinit").pid("main")).isEqualTo(-1);
   }
+
+  @Test
+  void deletionIsGracefulThePodStaysTerminatingUntilItsProcessesAreGone() throws Exception {
+    create(
+        "slow",
+        "Always",
+        Manifests.shell(
+            "main", "trap 'echo bye; sleep 1; exit 0' TERM; while true; do sleep 0.1; done"));
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .pollInterval(Duration.ofMillis(100))
+        .until(() -> StatefulSetIT.ready(get("slow")));
+    k.pods().inNamespace("default").withName("slow").delete();
+    Pod terminating = get("slow");
+    assertThat(terminating).isNotNull();
+    assertThat(terminating.getMetadata().getDeletionTimestamp()).isNotNull();
+    await()
+        .atMost(Duration.ofSeconds(15))
+        .pollInterval(Duration.ofMillis(100))
+        .until(() -> get("slow") == null);
+    assertThat(Files.readString(dir.resolve("logs/default_slow_main.log"))).contains("bye");
+
+    create(
+        "forced",
+        "Always",
+        Manifests.shell("main", "trap '' TERM; while true; do sleep 0.1; done"));
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .pollInterval(Duration.ofMillis(100))
+        .until(() -> StatefulSetIT.ready(get("forced")));
+    k.pods().inNamespace("default").withName("forced").withGracePeriod(0).delete();
+    assertThat(get("forced")).isNull();
+    await()
+        .atMost(Duration.ofSeconds(15))
+        .until(() -> sandbox.kubelet().pod("default", "forced") == null);
+  }
 }

@@ -33,6 +33,7 @@ import org.slf4j.LoggerFactory;
  *       OpenApi}); {@code /openapi/v2}: 404;
  *   <li>the {@code scale} subresource of StatefulSets and of CRDs that declare one, turned into a
  *       read and an update of the object's replica field;
+ *   <li>pod deletion, made graceful (see {@link #TERMINATION_FINALIZER});
  *   <li>strategic merge patches, which the mock refuses, turned into an update computed by {@link
  *       StrategicMerge};
  *   <li>{@code POST /sandbox/v1/<verb>}, handed to the {@link ControlHandler} (fault injection from
@@ -50,6 +51,13 @@ public final class SandboxDispatcher extends KubernetesCrudDispatcher {
       "{\"major\":\"1\",\"minor\":\"32\",\"gitVersion\":\"v1.32.0-sandbox\","
           + "\"gitCommit\":\"sandbox\",\"gitTreeState\":\"clean\",\"buildDate\":\"2025-01-01T00:00:00Z\","
           + "\"goVersion\":\"go1.23\",\"compiler\":\"gc\",\"platform\":\"linux/amd64\"}";
+
+  /**
+   * Held by a pod from its graceful deletion until the kubelet has stopped its processes, so that
+   * the pod stays visible as Terminating meanwhile (the mock keeps an object marked for deletion
+   * only while it has finalizers).
+   */
+  public static final String TERMINATION_FINALIZER = "sandbox.etcd-operator.io/pod-termination";
 
   private final ObjectMapper mapper = Serialization.jsonMapper();
   private final Discovery discovery = new Discovery(mapper);
@@ -127,6 +135,13 @@ public final class SandboxDispatcher extends KubernetesCrudDispatcher {
         && "pods".equals(api.plural())
         && method == HttpMethod.GET) {
       return podLog(api, path);
+    }
+    if (method == HttpMethod.DELETE
+        && api != null
+        && "pods".equals(api.plural())
+        && api.name() != null
+        && api.subresource() == null) {
+      return deletePod(request, api);
     }
     if (api != null && api.subresource() != null && !"status".equals(api.subresource())) {
       return status(
@@ -321,6 +336,84 @@ public final class SandboxDispatcher extends KubernetesCrudDispatcher {
       JsonNode merged = StrategicMerge.apply(object, mapper.readTree(request.getUtf8Body()));
       return super.dispatch(rewrite(HttpMethod.PUT, objectPath, merged.toString()));
     }
+  }
+
+  /**
+   * Graceful deletion of a pod, as a real API server does it: the pod gets a deletionTimestamp and
+   * stays (Terminating) until the kubelet has stopped its containers and releases it; a grace
+   * period of 0 removes it at once.
+   */
+  private MockResponse deletePod(RecordedRequest request, ApiPath api) throws Exception {
+    synchronized (compositeWrites) {
+      MockResponse current = super.handleGet(api.objectPath());
+      if (current.code() != 200) {
+        return status(404, "NotFound", "pods \"" + api.name() + "\" not found");
+      }
+      ObjectNode pod = (ObjectNode) mapper.readTree(current.getBody().readUtf8());
+      ObjectNode meta = (ObjectNode) pod.path("metadata");
+      boolean ours = false;
+      for (JsonNode f : meta.path("finalizers")) {
+        ours |= TERMINATION_FINALIZER.equals(f.asText());
+      }
+      if (gracePeriod(request) == 0) {
+        if (ours) {
+          com.fasterxml.jackson.databind.node.ArrayNode kept = mapper.createArrayNode();
+          meta.path("finalizers")
+              .forEach(
+                  f -> {
+                    if (!TERMINATION_FINALIZER.equals(f.asText())) {
+                      kept.add(f);
+                    }
+                  });
+          meta.set("finalizers", kept);
+          super.dispatch(rewrite(HttpMethod.PUT, api.objectPath(), pod.toString()));
+        }
+        if (super.handleGet(api.objectPath()).code() == 200) {
+          super.handleDelete(api.objectPath());
+        }
+        return json(200, pod.toString());
+      }
+      if (meta.has("deletionTimestamp")) {
+        return json(200, pod.toString());
+      }
+      if (!ours) {
+        com.fasterxml.jackson.databind.node.ArrayNode finalizers =
+            meta.has("finalizers") && meta.get("finalizers").isArray()
+                ? (com.fasterxml.jackson.databind.node.ArrayNode) meta.get("finalizers")
+                : meta.putArray("finalizers");
+        finalizers.add(TERMINATION_FINALIZER);
+        MockResponse put =
+            super.dispatch(rewrite(HttpMethod.PUT, api.objectPath(), pod.toString()));
+        if (put.code() >= 300) {
+          return put;
+        }
+      }
+      MockResponse deleted = super.handleDelete(api.objectPath());
+      MockResponse now = super.handleGet(api.objectPath());
+      return now.code() == 200 ? json(200, now.getBody().readUtf8()) : deleted;
+    }
+  }
+
+  /** The grace period a delete asks for (query or DeleteOptions body), or -1 when it asks none. */
+  private long gracePeriod(RecordedRequest request) {
+    String path = request.getPath();
+    java.util.regex.Matcher m =
+        java.util.regex.Pattern.compile("[?&]gracePeriodSeconds=(\\d+)").matcher(path);
+    if (m.find()) {
+      return Long.parseLong(m.group(1));
+    }
+    try {
+      String body = request.getUtf8Body();
+      if (body != null && !body.isBlank()) {
+        JsonNode options = mapper.readTree(body);
+        if (options.has("gracePeriodSeconds")) {
+          return options.get("gracePeriodSeconds").asLong();
+        }
+      }
+    } catch (Exception e) {
+      // not DeleteOptions: no grace period asked
+    }
+    return -1;
   }
 
   private MockResponse control(String verb, String body) {

@@ -1,6 +1,7 @@
 package io.etcdoperator.sandbox.kubelet;
 
 import io.etcdoperator.sandbox.SandboxConfig;
+import io.etcdoperator.sandbox.api.SandboxDispatcher;
 import io.etcdoperator.sandbox.net.AddressPool;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
@@ -193,6 +194,32 @@ public final class Kubelet implements AutoCloseable {
     workers.remove(w.uid(), w);
     written.remove(w.uid());
     dns.forget(w.uid());
+    if (!closed) {
+      scheduler.execute(
+          () ->
+              releaseTermination(
+                  w.pod().getMetadata().getNamespace(), w.pod().getMetadata().getName(), w.uid()));
+    }
+  }
+
+  /**
+   * Lets a Terminating pod go once its processes are gone: removes the termination finalizer the
+   * API server put on it at its graceful deletion (see SandboxDispatcher), for this uid only.
+   */
+  private void releaseTermination(String namespace, String name, String uid) {
+    try {
+      Pod p = client.pods().inNamespace(namespace).withName(name).get();
+      if (p == null
+          || !uid.equals(p.getMetadata().getUid())
+          || p.getMetadata().getDeletionTimestamp() == null
+          || !p.getMetadata().getFinalizers().contains(SandboxDispatcher.TERMINATION_FINALIZER)) {
+        return;
+      }
+      p.getMetadata().getFinalizers().remove(SandboxDispatcher.TERMINATION_FINALIZER);
+      client.pods().resource(p).update();
+    } catch (KubernetesClientException e) {
+      LOG.debug("pod {}/{} not released yet: {}", namespace, name, e.getMessage());
+    }
   }
 
   List<ClusterDns.LivePod> livePods() {
