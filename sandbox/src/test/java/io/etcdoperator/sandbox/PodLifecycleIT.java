@@ -182,7 +182,9 @@ class PodLifecycleIT {
         .pollInterval(Duration.ofMillis(100))
         .until(() -> StatefulSetIT.ready(get("live")));
     long pid = sandbox.kubelet().pod("default", "live").pid("main");
-    Files.delete(sandbox.kubelet().pod("default", "live").volume("work").resolve("alive"));
+    Path alive = sandbox.kubelet().pod("default", "live").volume("work").resolve("alive");
+    await().atMost(Duration.ofSeconds(5)).until(() -> Files.exists(alive));
+    Files.delete(alive);
     await()
         .atMost(Duration.ofSeconds(20))
         .pollInterval(Duration.ofMillis(100))
