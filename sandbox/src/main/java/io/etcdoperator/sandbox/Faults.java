@@ -1,0 +1,90 @@
+package io.etcdoperator.sandbox;
+
+import io.etcdoperator.sandbox.api.ApiServer;
+import io.etcdoperator.sandbox.kubelet.Kubelet;
+import io.etcdoperator.sandbox.kubelet.PodHandle;
+import java.util.List;
+
+/**
+ * Faults to inject into a running sandbox, for tests and for the {@code sandbox fault} command:
+ * what happens to real pods when a process crashes, a pod is deleted, a disk is lost, or a node
+ * stops answering.
+ */
+public final class Faults {
+  private final ApiServer api;
+  private final Kubelet kubelet;
+  private final Sandbox sandbox;
+
+  Faults(ApiServer api, Kubelet kubelet, Sandbox sandbox) {
+    this.api = api;
+    this.kubelet = kubelet;
+    this.sandbox = sandbox;
+  }
+
+  /**
+   * SIGKILL to a container's process group (null: the pod's first container): a crash;
+   * restartPolicy decides what follows.
+   */
+  public void kill(String namespace, String pod, String container) {
+    if (!running(namespace, pod).kill(container)) {
+      throw new IllegalArgumentException(
+          "container "
+              + (container == null ? "" : container + " ")
+              + "of pod "
+              + namespace
+              + "/"
+              + pod
+              + " is not running");
+    }
+  }
+
+  /** Deletes the pod through the API, as {@code kubectl delete pod} does. */
+  public void delete(String namespace, String pod) {
+    if (!api.deleteInProcess("/api/v1/namespaces/" + namespace + "/pods/" + pod)) {
+      throw new IllegalArgumentException("no pod " + namespace + "/" + pod);
+    }
+  }
+
+  /**
+   * Loses the pod's persistent volumes: its containers are killed and held down, every claim
+   * directory it mounts is emptied, then the containers restart (per restartPolicy) on empty
+   * volumes. Returns the claims wiped.
+   */
+  public List<String> wipe(String namespace, String pod) {
+    return running(namespace, pod).wipeClaims();
+  }
+
+  /** SIGSTOP to every process of the pod: it neither answers nor dies, like a partitioned node. */
+  public void freeze(String namespace, String pod) {
+    if (!running(namespace, pod).freeze()) {
+      throw new IllegalArgumentException(
+          "pod " + namespace + "/" + pod + " has no running process");
+    }
+  }
+
+  /** SIGCONT to every process of the pod. */
+  public void thaw(String namespace, String pod) {
+    if (!running(namespace, pod).thaw()) {
+      throw new IllegalArgumentException(
+          "pod " + namespace + "/" + pod + " has no running process");
+    }
+  }
+
+  /** Stops the operator (as if its pod died); a no-op when it is stopped. */
+  public void stopOperator() throws Exception {
+    sandbox.stopOperator();
+  }
+
+  /** Starts the operator again; a no-op when it runs. */
+  public void startOperator() throws Exception {
+    sandbox.startOperator();
+  }
+
+  private PodHandle running(String namespace, String pod) {
+    PodHandle h = kubelet.pod(namespace, pod);
+    if (h == null) {
+      throw new IllegalArgumentException("no running pod " + namespace + "/" + pod);
+    }
+    return h;
+  }
+}

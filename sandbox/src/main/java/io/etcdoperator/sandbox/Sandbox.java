@@ -1,0 +1,297 @@
+package io.etcdoperator.sandbox;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.etcdoperator.sandbox.api.ApiServer;
+import io.etcdoperator.sandbox.api.CrdTypes;
+import io.etcdoperator.sandbox.controller.GarbageCollector;
+import io.etcdoperator.sandbox.controller.StatefulSetController;
+import io.etcdoperator.sandbox.controller.VolumeController;
+import io.etcdoperator.sandbox.kubelet.Kubelet;
+import io.etcdoperator.sandbox.net.AddressPool;
+import io.etcdoperator.sandbox.net.JvmHosts;
+import io.etcdoperator.sandbox.process.ProcessSweeper;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.List;
+import java.util.UUID;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A local Kubernetes stand-in: API server, StatefulSet, volume and garbage-collection controllers,
+ * a kubelet that runs pods as local processes, cluster DNS, and (through {@link OperatorLauncher})
+ * the operator, all in this JVM, with state in one directory.
+ *
+ * <p>Start order: check that the JVM resolves names through a hosts file and that pods can have
+ * mount namespaces; lock the state directory (one sandbox per directory); kill leftovers of an
+ * earlier run in it; start the API server and register the CRDs; start the controllers and the
+ * kubelet; write {@code <dir>/kubeconfig}; start the operator. {@link #close()} undoes it in
+ * reverse and finally kills anything still carrying the directory's tag; a shutdown hook does the
+ * same when the JVM exits without it.
+ */
+public final class Sandbox implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(Sandbox.class);
+
+  private final SandboxConfig config;
+  private final OperatorLauncher launcher;
+  private final String id = UUID.randomUUID().toString();
+  private final ApiServer api = new ApiServer();
+  private FileChannel lockChannel;
+  private FileLock lock;
+  private KubernetesClient client;
+  private KubernetesClient operatorClient;
+  private AutoCloseable operator;
+  private AddressPool addresses;
+  private Kubelet kubelet;
+  private StatefulSetController statefulSets;
+  private VolumeController volumes;
+  private GarbageCollector gc;
+  private Faults faults;
+  private Thread hook;
+  private boolean closed;
+
+  private Sandbox(SandboxConfig config, OperatorLauncher launcher) {
+    this.config = config;
+    this.launcher = launcher;
+  }
+
+  /** Starts a sandbox; on failure everything started so far is stopped again. */
+  public static Sandbox start(SandboxConfig config, OperatorLauncher launcher) {
+    Sandbox s = new Sandbox(config, launcher);
+    try {
+      s.startAll();
+      return s;
+    } catch (RuntimeException e) {
+      s.close();
+      throw e;
+    } catch (Exception e) {
+      s.close();
+      throw new SandboxException("the sandbox failed to start: " + e.getMessage(), e);
+    }
+  }
+
+  private void startAll() throws Exception {
+    JvmHosts.file();
+    Privileges.check();
+    Files.createDirectories(config.stateDir());
+    lockStateDir();
+    int leftovers = ProcessSweeper.sweep(config.tag());
+    if (leftovers > 0) {
+      LOG.info(
+          "killed {} processes left over by an earlier sandbox in {}",
+          leftovers,
+          config.stateDir());
+    }
+    hook = new Thread(this::close, "sandbox-shutdown");
+    Runtime.getRuntime().addShutdownHook(hook);
+    api.start(InetAddress.getByName("127.0.0.1"), 0);
+    api.setControlHandler(this::control);
+    api.setLogSource(this::log);
+    client = api.newClient();
+    api.registerCrd(client, CrdTypes.etcdClusterCrd());
+    client
+        .namespaces()
+        .resource(
+            new NamespaceBuilder().withNewMetadata().withName("default").endMetadata().build())
+        .createOr(n -> n.update());
+    addresses = new AddressPool(AddressPool.defaultLockDir(), List.of(2379, 2380));
+    kubelet = new Kubelet(client, config, id, addresses);
+    kubelet.start();
+    volumes = new VolumeController(client, config);
+    volumes.start();
+    statefulSets = new StatefulSetController(client, config.resync());
+    statefulSets.start();
+    gc = new GarbageCollector(client, config.resync(), api::types);
+    gc.start();
+    faults = new Faults(api, kubelet, this);
+    Kubeconfig.write(config.kubeconfig(), api.url());
+    startOperator();
+  }
+
+  /** The API server's URL. */
+  public String apiUrl() {
+    return api.url();
+  }
+
+  /** A client of the sandbox's API server, owned by the sandbox. */
+  public KubernetesClient client() {
+    return client;
+  }
+
+  public SandboxConfig config() {
+    return config;
+  }
+
+  public Faults faults() {
+    return faults;
+  }
+
+  public Kubelet kubelet() {
+    return kubelet;
+  }
+
+  /**
+   * Resolves a sandbox name (e.g. {@code etcd-0.etcd-headless.default.svc}) as pods would; null if
+   * unknown.
+   */
+  public String resolve(String name) {
+    return kubelet.dns().resolve(name);
+  }
+
+  synchronized void startOperator() throws Exception {
+    if (operator == null) {
+      operatorClient = api.newClient();
+      operator = launcher.start(operatorClient);
+    }
+  }
+
+  synchronized void stopOperator() throws Exception {
+    if (operator != null) {
+      try {
+        operator.close();
+      } finally {
+        operator = null;
+        operatorClient.close();
+        operatorClient = null;
+      }
+    }
+  }
+
+  private String control(String verb, String body) throws Exception {
+    if (!verb.equals("fault")) {
+      throw new IllegalArgumentException("unknown control verb " + verb);
+    }
+    JsonNode req = Serialization.jsonMapper().readTree(body);
+    String action = req.path("action").asText();
+    String ns = req.path("namespace").asText("default");
+    String pod = req.path("pod").asText(null);
+    String container = req.path("container").asText(null);
+    switch (action) {
+      case "kill" -> faults.kill(ns, pod, container);
+      case "delete" -> faults.delete(ns, pod);
+      case "wipe" -> {
+        return "wiped " + faults.wipe(ns, pod) + " of " + ns + "/" + pod;
+      }
+      case "freeze" -> faults.freeze(ns, pod);
+      case "thaw" -> faults.thaw(ns, pod);
+      case "operator-stop" -> {
+        // off the API server's thread: the operator talks to this server while it stops
+        background(faults::stopOperator);
+        return "operator stopping";
+      }
+      case "operator-start" -> {
+        background(faults::startOperator);
+        return "operator starting";
+      }
+      default -> throw new IllegalArgumentException("unknown fault " + action);
+    }
+    return action + " " + ns + "/" + pod + ": done";
+  }
+
+  /** The log of a pod's container (null: its first container), as {@code kubectl logs} shows it. */
+  private String log(String namespace, String pod, String container) throws IOException {
+    String c = container;
+    if (c == null) {
+      var p = client.pods().inNamespace(namespace).withName(pod).get();
+      if (p == null || p.getSpec().getContainers().isEmpty()) {
+        return null;
+      }
+      c = p.getSpec().getContainers().get(0).getName();
+    }
+    Path file = config.logDir().resolve(namespace + "_" + pod + "_" + c + ".log");
+    return Files.exists(file) ? Files.readString(file) : null;
+  }
+
+  private void background(Step step) {
+    Thread t =
+        new Thread(
+            () -> {
+              try {
+                step.run();
+              } catch (Exception e) {
+                LOG.warn("operator fault failed: {}", e.toString());
+              }
+            },
+            "sandbox-operator-fault");
+    t.setDaemon(true);
+    t.start();
+  }
+
+  /** Whether the operator runs now. */
+  public synchronized boolean operatorRunning() {
+    return operator != null;
+  }
+
+  private void lockStateDir() throws IOException {
+    lockChannel =
+        FileChannel.open(
+            config.stateDir().resolve(".lock"),
+            StandardOpenOption.CREATE,
+            StandardOpenOption.WRITE);
+    lock = lockChannel.tryLock();
+    if (lock == null) {
+      lockChannel.close();
+      lockChannel = null;
+      throw new SandboxException(
+          "Another sandbox is running in " + config.stateDir() + "; stop it or use another --dir.");
+    }
+  }
+
+  /** Stops everything and kills every process the sandbox started. */
+  @Override
+  public void close() {
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+    }
+    quietly(this::stopOperator);
+    quietly(() -> close(gc));
+    quietly(() -> close(statefulSets));
+    quietly(() -> close(volumes));
+    quietly(() -> close(kubelet));
+    if (lock != null) {
+      ProcessSweeper.sweep(config.tag());
+    }
+    quietly(() -> close(addresses));
+    quietly(() -> close(client));
+    quietly(api::close);
+    if (lock != null) {
+      quietly(
+          () -> {
+            lock.release();
+            lockChannel.close();
+          });
+    }
+    if (hook != null && Thread.currentThread() != hook) {
+      quietly(() -> Runtime.getRuntime().removeShutdownHook(hook));
+    }
+  }
+
+  private static void close(AutoCloseable c) throws Exception {
+    if (c != null) {
+      c.close();
+    }
+  }
+
+  private interface Step {
+    void run() throws Exception;
+  }
+
+  private static void quietly(Step step) {
+    try {
+      step.run();
+    } catch (Exception | LinkageError e) {
+      LOG.debug("while stopping: {}", e.toString());
+    }
+  }
+}

@@ -1,0 +1,109 @@
+package io.etcdoperator.sandbox.api;
+
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
+import java.net.InetAddress;
+import java.util.HashMap;
+
+/**
+ * The sandbox's Kubernetes API: fabric8's mock server in CRUD mode behind a {@link
+ * SandboxDispatcher}, listening on plain HTTP on a loopback address.
+ */
+public final class ApiServer implements AutoCloseable {
+  // The mock web server logs every request at INFO through java.util.logging; keep it quiet.
+  private static final java.util.logging.Logger MOCK_LOG =
+      java.util.logging.Logger.getLogger("io.fabric8.mockwebserver.MockWebServer");
+
+  static {
+    MOCK_LOG.setLevel(java.util.logging.Level.WARNING);
+  }
+
+  private final SandboxDispatcher dispatcher = new SandboxDispatcher();
+  private final KubernetesMockServer server;
+  private String url;
+
+  public ApiServer() {
+    server =
+        new KubernetesMockServer(
+            new Context(), new MockWebServer(), new HashMap<>(), dispatcher, false);
+  }
+
+  /** Starts listening on the given loopback address and port (0: any free port). */
+  public void start(InetAddress address, int port) {
+    server.init(address, port);
+    url = "http://" + address.getHostAddress() + ":" + server.getPort();
+    dispatcher.setServerAddress(address.getHostAddress() + ":" + server.getPort());
+  }
+
+  /** Base URL, e.g. {@code http://127.0.0.1:34567}. */
+  public String url() {
+    return url;
+  }
+
+  public void setLogSource(LogSource logs) {
+    dispatcher.setLogSource(logs);
+  }
+
+  public void setControlHandler(ControlHandler handler) {
+    dispatcher.setControlHandler(handler);
+  }
+
+  /** A client configuration for this server. */
+  public Config clientConfig() {
+    return new ConfigBuilder(Config.empty())
+        .withMasterUrl(url)
+        .withNamespace("default")
+        .withRequestTimeout(10_000)
+        .withConnectionTimeout(5_000)
+        .build();
+  }
+
+  /** A new client of this server; the caller closes it. */
+  public KubernetesClient newClient() {
+    return new KubernetesClientBuilder().withConfig(clientConfig()).build();
+  }
+
+  /**
+   * Stores a CRD, which makes the mock serve its custom resources (status subresource included).
+   */
+  public void registerCrd(KubernetesClient client, CustomResourceDefinition crd) {
+    crd.getMetadata().setResourceVersion(null);
+    client.apiextensions().v1().customResourceDefinitions().resource(crd).createOr(c -> c.update());
+  }
+
+  /**
+   * Deletes an object by its API path inside the server, without an HTTP round trip (safe to call
+   * while handling a request); true if it existed.
+   */
+  public boolean deleteInProcess(String path) {
+    var r =
+        dispatcher.dispatch(
+            new io.fabric8.mockwebserver.http.RecordedRequest(
+                "HTTP/1.1",
+                io.fabric8.mockwebserver.dsl.HttpMethod.DELETE,
+                path,
+                io.fabric8.mockwebserver.http.Headers.builder().build(),
+                new io.fabric8.mockwebserver.http.Buffer()));
+    return r.code() == 200;
+  }
+
+  /** Every type served now: built-in kinds and those of the stored CRDs. */
+  public java.util.List<ResourceType> types() {
+    try {
+      return dispatcher.types();
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  @Override
+  public void close() {
+    server.destroy();
+  }
+}

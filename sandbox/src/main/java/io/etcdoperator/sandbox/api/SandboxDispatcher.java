@@ -1,0 +1,532 @@
+package io.etcdoperator.sandbox.api;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.client.dsl.base.CustomResourceDefinitionContext;
+import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.fabric8.mockwebserver.dsl.HttpMethod;
+import io.fabric8.mockwebserver.http.Buffer;
+import io.fabric8.mockwebserver.http.Headers;
+import io.fabric8.mockwebserver.http.MockResponse;
+import io.fabric8.mockwebserver.http.RecordedRequest;
+import io.fabric8.zjsonpatch.JsonPatch;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * fabric8's CRUD mock server, completed where clients of a real API server notice its absence.
+ *
+ * <p>Every request goes to the mock's in-memory store, except:
+ *
+ * <ul>
+ *   <li>discovery ({@code /api}, {@code /api/v1}, {@code /apis}, {@code /apis/<g>}, {@code
+ *       /apis/<g>/<v>}) and {@code /version}, answered from the built-in types plus the CRDs
+ *       currently stored, so that kubectl and fabric8 find every resource;
+ *   <li>{@code /openapi/v3}: just enough for kubectl to validate on the server (see {@link
+ *       OpenApi}); {@code /openapi/v2}: 404;
+ *   <li>the {@code scale} subresource of StatefulSets and of CRDs that declare one, turned into a
+ *       read and an update of the object's replica field;
+ *   <li>pod deletion, made graceful (see {@link #TERMINATION_FINALIZER});
+ *   <li>strategic merge patches, which the mock refuses, turned into an update computed by {@link
+ *       StrategicMerge};
+ *   <li>{@code POST /sandbox/v1/<verb>}, handed to the {@link ControlHandler} (fault injection from
+ *       the command line).
+ * </ul>
+ *
+ * <p>Built-in kinds with a status subresource (pods, statefulsets, services, ...) are registered
+ * with the mock as such, so that an update of the object keeps its status and an update of {@code
+ * /status} keeps the rest, as on a real server.
+ */
+public final class SandboxDispatcher extends KubernetesCrudDispatcher {
+  private static final Logger LOG = LoggerFactory.getLogger(SandboxDispatcher.class);
+  private static final String CRD_LIST = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+  private static final String VERSION =
+      "{\"major\":\"1\",\"minor\":\"32\",\"gitVersion\":\"v1.32.0-sandbox\","
+          + "\"gitCommit\":\"sandbox\",\"gitTreeState\":\"clean\",\"buildDate\":\"2025-01-01T00:00:00Z\","
+          + "\"goVersion\":\"go1.23\",\"compiler\":\"gc\",\"platform\":\"linux/amd64\"}";
+
+  /**
+   * Held by a pod from its graceful deletion until the kubelet has stopped its processes, so that
+   * the pod stays visible as Terminating meanwhile (the mock keeps an object marked for deletion
+   * only while it has finalizers).
+   */
+  public static final String TERMINATION_FINALIZER = "sandbox.etcd-operator.io/pod-termination";
+
+  private final ObjectMapper mapper = Serialization.jsonMapper();
+  private final Discovery discovery = new Discovery(mapper);
+  private final OpenApi openApi = new OpenApi(mapper);
+  private final Tables tables = new Tables(mapper);
+  private final Object compositeWrites = new Object();
+  private volatile String serverAddress = "127.0.0.1:443";
+  private volatile ControlHandler control;
+  private volatile LogSource logs;
+
+  public SandboxDispatcher() {
+    for (ResourceType t : BuiltInTypes.ALL) {
+      if (t.statusSubresource()) {
+        expectCustomResource(
+            new CustomResourceDefinitionContext.Builder()
+                .withGroup(t.group().isEmpty() ? null : t.group())
+                .withVersion(t.version())
+                .withPlural(t.plural())
+                .withKind(t.kind())
+                .withScope(t.namespaced() ? "Namespaced" : "Cluster")
+                .withStatusSubresource(true)
+                .build());
+      }
+    }
+  }
+
+  void setServerAddress(String hostPort) {
+    this.serverAddress = hostPort;
+  }
+
+  void setLogSource(LogSource logs) {
+    this.logs = logs;
+  }
+
+  void setControlHandler(ControlHandler handler) {
+    this.control = handler;
+  }
+
+  @Override
+  public MockResponse dispatch(RecordedRequest request) {
+    try {
+      MockResponse r = route(request);
+      if (LOG.isDebugEnabled()) {
+        LOG.debug("{} {} -> {}", request.getMethod(), request.getPath(), r.code());
+      }
+      return r;
+    } catch (Exception e) {
+      LOG.warn("{} {} failed", request.getMethod(), request.getPath(), e);
+      return status(500, "InternalError", String.valueOf(e));
+    }
+  }
+
+  private MockResponse route(RecordedRequest request) throws Exception {
+    String path = request.getPath();
+    String bare = path.contains("?") ? path.substring(0, path.indexOf('?')) : path;
+    if (bare.length() > 1 && bare.endsWith("/")) {
+      bare = bare.substring(0, bare.length() - 1);
+    }
+    HttpMethod method = request.method();
+    if (bare.startsWith("/sandbox/v1/") && method == HttpMethod.POST) {
+      return control(bare.substring("/sandbox/v1/".length()), request.getUtf8Body());
+    }
+    if (method == HttpMethod.GET) {
+      MockResponse d = discovery(bare);
+      if (d != null) {
+        return d;
+      }
+    }
+    ApiPath api = ApiPath.parse(bare);
+    if (api != null && "scale".equals(api.subresource()) && api.name() != null) {
+      return scale(request, api);
+    }
+    if (api != null
+        && "log".equals(api.subresource())
+        && "pods".equals(api.plural())
+        && method == HttpMethod.GET) {
+      return podLog(api, path);
+    }
+    if (method == HttpMethod.DELETE
+        && api != null
+        && "pods".equals(api.plural())
+        && api.name() != null
+        && api.subresource() == null) {
+      return deletePod(request, api);
+    }
+    if (api != null && api.subresource() != null && !"status".equals(api.subresource())) {
+      return status(
+          404, "NotFound", "the sandbox does not serve " + api.plural() + "/" + api.subresource());
+    }
+    if (method == HttpMethod.PATCH && isStrategic(request)) {
+      return strategicPatch(request, path);
+    }
+    MockResponse r = super.dispatch(request);
+    if (method == HttpMethod.GET
+        && api != null
+        && r.code() == 200
+        && wantsTable(request)
+        && r.getWebSocketListener() == null) {
+      return asTable(api, r);
+    }
+    if (r.getWebSocketListener() == null && r.header("Content-Type") == null) {
+      // without it, clients that asked for protobuf try to decode the JSON as protobuf
+      r.setHeader("Content-Type", "application/json");
+    }
+    return r;
+  }
+
+  private static boolean wantsTable(RecordedRequest request) {
+    String accept = request.getHeader("Accept");
+    return accept != null
+        && accept.contains("as=Table")
+        && !request.getPath().contains("watch=true");
+  }
+
+  private MockResponse asTable(ApiPath api, MockResponse r) throws Exception {
+    ResourceType type = null;
+    for (ResourceType t : types()) {
+      if (t.group().equals(api.group())
+          && t.version().equals(api.version())
+          && t.plural().equals(api.plural())) {
+        type = t;
+      }
+    }
+    if (type == null || api.subresource() != null) {
+      return r.setHeader("Content-Type", "application/json");
+    }
+    JsonNode body = mapper.readTree(r.getBody().readUtf8());
+    return json(200, tables.table(type, body));
+  }
+
+  private MockResponse podLog(ApiPath api, String path) throws Exception {
+    LogSource logs = this.logs;
+    if (logs == null) {
+      return status(404, "NotFound", "no logs in this sandbox");
+    }
+    String container = null;
+    int q = path.indexOf('?');
+    if (q >= 0) {
+      for (String kv : path.substring(q + 1).split("&")) {
+        if (kv.startsWith("container=")) {
+          container =
+              java.net.URLDecoder.decode(
+                  kv.substring("container=".length()), java.nio.charset.StandardCharsets.UTF_8);
+        }
+      }
+    }
+    String text = logs.log(api.namespace(), api.name(), container);
+    if (text == null) {
+      return status(
+          404,
+          "NotFound",
+          "no log of pod "
+              + api.namespace()
+              + "/"
+              + api.name()
+              + (container == null ? "" : " container " + container));
+    }
+    return new MockResponse()
+        .setResponseCode(200)
+        .setHeader("Content-Type", "text/plain")
+        .setBody(text);
+  }
+
+  private MockResponse discovery(String bare) throws Exception {
+    switch (bare) {
+      case "/version":
+        return json(200, VERSION);
+      case "/api":
+        return json(200, discovery.apiVersions(serverAddress));
+      case "/apis":
+        return json(200, discovery.groupList(types()));
+      case "/openapi/v2":
+        return status(404, "NotFound", "the sandbox serves no OpenAPI v2 document");
+      case "/openapi/v3":
+        return json(200, openApi.root(types()));
+      default:
+        break;
+    }
+    if (bare.startsWith("/openapi/v3/")) {
+      return orNotFound(openApi.groupVersion(types(), bare.substring("/openapi/v3/".length())));
+    }
+    String[] parts = bare.substring(1).split("/");
+    if (parts.length == 2 && parts[0].equals("api")) {
+      return orNotFound(discovery.resourceList(types(), "", parts[1]));
+    }
+    if (parts.length == 2 && parts[0].equals("apis")) {
+      return orNotFound(discovery.group(types(), parts[1]));
+    }
+    if (parts.length == 3 && parts[0].equals("apis")) {
+      return orNotFound(discovery.resourceList(types(), parts[1], parts[2]));
+    }
+    return null;
+  }
+
+  /** Built-in types followed by those of every stored CRD. */
+  List<ResourceType> types() throws Exception {
+    List<ResourceType> all = new ArrayList<>(BuiltInTypes.ALL);
+    MockResponse r = super.handleGet(CRD_LIST);
+    if (r.code() == 200) {
+      JsonNode items = mapper.readTree(r.getBody().readUtf8()).path("items");
+      for (JsonNode item : items) {
+        all.addAll(CrdTypes.types(mapper.treeToValue(item, CustomResourceDefinition.class)));
+      }
+    }
+    return all;
+  }
+
+  private MockResponse scale(RecordedRequest request, ApiPath api) throws Exception {
+    ResourceType type = null;
+    for (ResourceType t : types()) {
+      if (t.group().equals(api.group())
+          && t.version().equals(api.version())
+          && t.plural().equals(api.plural())) {
+        type = t;
+      }
+    }
+    if (type == null || type.scale() == null) {
+      return status(404, "NotFound", api.plural() + " has no scale subresource");
+    }
+    synchronized (compositeWrites) {
+      MockResponse current = super.handleGet(api.objectPath());
+      if (current.code() != 200) {
+        return current;
+      }
+      JsonNode object = mapper.readTree(current.getBody().readUtf8());
+      ObjectNode scale = Scales.toScale(mapper, object, type.scale());
+      if (request.method() == HttpMethod.GET) {
+        return json(200, scale.toString());
+      }
+      String body = request.getUtf8Body();
+      JsonNode desired;
+      if (request.method() == HttpMethod.PUT) {
+        desired = mapper.readTree(body);
+      } else if (contentType(request).contains("json-patch")) {
+        desired = JsonPatch.apply(mapper.readTree(body), scale);
+      } else {
+        desired = StrategicMerge.apply(scale, mapper.readTree(body));
+      }
+      String wantedVersion = desired.path("metadata").path("resourceVersion").asText("");
+      String haveVersion = object.path("metadata").path("resourceVersion").asText("");
+      if (!wantedVersion.isEmpty() && !wantedVersion.equals(haveVersion)) {
+        return status(
+            409,
+            "Conflict",
+            "the object has been modified; please apply your changes to the latest version and try again");
+      }
+      JsonNode replicas = desired.path("spec").path("replicas");
+      if (!replicas.isInt() || replicas.asInt() < 0) {
+        return status(422, "Invalid", "spec.replicas must be a non-negative integer");
+      }
+      ObjectNode updated = object.deepCopy();
+      Scales.set(updated, type.scale().specReplicasPath(), replicas);
+      MockResponse put =
+          super.dispatch(rewrite(HttpMethod.PUT, api.objectPath(), updated.toString()));
+      if (put.code() >= 300) {
+        return put;
+      }
+      JsonNode stored = mapper.readTree(put.getBody().readUtf8());
+      return json(200, Scales.toScale(mapper, stored, type.scale()).toString());
+    }
+  }
+
+  private MockResponse strategicPatch(RecordedRequest request, String path) throws Exception {
+    ApiPath api = ApiPath.parse(path);
+    if (api == null || api.name() == null) {
+      return status(404, "NotFound", path);
+    }
+    synchronized (compositeWrites) {
+      String objectPath =
+          api.subresource() == null ? api.objectPath() : api.objectPath() + "/" + api.subresource();
+      MockResponse current = super.handleGet(api.objectPath());
+      if (current.code() != 200) {
+        return current;
+      }
+      JsonNode object = mapper.readTree(current.getBody().readUtf8());
+      JsonNode merged = StrategicMerge.apply(object, mapper.readTree(request.getUtf8Body()));
+      return super.dispatch(rewrite(HttpMethod.PUT, objectPath, merged.toString()));
+    }
+  }
+
+  /**
+   * Graceful deletion of a pod, as a real API server does it: the pod gets a deletionTimestamp and
+   * stays (Terminating) until the kubelet has stopped its containers and releases it; a grace
+   * period of 0 removes it at once.
+   */
+  private MockResponse deletePod(RecordedRequest request, ApiPath api) throws Exception {
+    synchronized (compositeWrites) {
+      MockResponse current = super.handleGet(api.objectPath());
+      if (current.code() != 200) {
+        return status(404, "NotFound", "pods \"" + api.name() + "\" not found");
+      }
+      ObjectNode pod = (ObjectNode) mapper.readTree(current.getBody().readUtf8());
+      ObjectNode meta = (ObjectNode) pod.path("metadata");
+      boolean ours = false;
+      for (JsonNode f : meta.path("finalizers")) {
+        ours |= TERMINATION_FINALIZER.equals(f.asText());
+      }
+      if (gracePeriod(request) == 0) {
+        if (ours) {
+          com.fasterxml.jackson.databind.node.ArrayNode kept = mapper.createArrayNode();
+          meta.path("finalizers")
+              .forEach(
+                  f -> {
+                    if (!TERMINATION_FINALIZER.equals(f.asText())) {
+                      kept.add(f);
+                    }
+                  });
+          meta.set("finalizers", kept);
+          super.dispatch(rewrite(HttpMethod.PUT, api.objectPath(), pod.toString()));
+        }
+        if (super.handleGet(api.objectPath()).code() == 200) {
+          super.handleDelete(api.objectPath());
+        }
+        return json(200, pod.toString());
+      }
+      if (meta.has("deletionTimestamp")) {
+        return json(200, pod.toString());
+      }
+      if (!ours) {
+        com.fasterxml.jackson.databind.node.ArrayNode finalizers =
+            meta.has("finalizers") && meta.get("finalizers").isArray()
+                ? (com.fasterxml.jackson.databind.node.ArrayNode) meta.get("finalizers")
+                : meta.putArray("finalizers");
+        finalizers.add(TERMINATION_FINALIZER);
+        MockResponse put =
+            super.dispatch(rewrite(HttpMethod.PUT, api.objectPath(), pod.toString()));
+        if (put.code() >= 300) {
+          return put;
+        }
+      }
+      MockResponse deleted = super.handleDelete(api.objectPath());
+      MockResponse now = super.handleGet(api.objectPath());
+      return now.code() == 200 ? json(200, now.getBody().readUtf8()) : deleted;
+    }
+  }
+
+  /** The grace period a delete asks for (query or DeleteOptions body), or -1 when it asks none. */
+  private long gracePeriod(RecordedRequest request) {
+    String path = request.getPath();
+    java.util.regex.Matcher m =
+        java.util.regex.Pattern.compile("[?&]gracePeriodSeconds=(\\d+)").matcher(path);
+    if (m.find()) {
+      return Long.parseLong(m.group(1));
+    }
+    try {
+      String body = request.getUtf8Body();
+      if (body != null && !body.isBlank()) {
+        JsonNode options = mapper.readTree(body);
+        if (options.has("gracePeriodSeconds")) {
+          return options.get("gracePeriodSeconds").asLong();
+        }
+      }
+    } catch (Exception e) {
+      // not DeleteOptions: no grace period asked
+    }
+    return -1;
+  }
+
+  private MockResponse control(String verb, String body) {
+    ControlHandler h = control;
+    if (h == null) {
+      return status(503, "ServiceUnavailable", "this sandbox takes no control requests");
+    }
+    try {
+      return json(200, mapper.createObjectNode().put("message", h.handle(verb, body)).toString());
+    } catch (IllegalArgumentException e) {
+      return status(404, "NotFound", e.getMessage());
+    } catch (Exception e) {
+      return status(500, "InternalError", String.valueOf(e.getMessage()));
+    }
+  }
+
+  private static boolean isStrategic(RecordedRequest request) {
+    return contentType(request).contains("strategic-merge-patch");
+  }
+
+  private static String contentType(RecordedRequest request) {
+    String ct = request.getHeader("Content-Type");
+    return ct == null ? "" : ct;
+  }
+
+  private static RecordedRequest rewrite(HttpMethod method, String path, String body) {
+    Headers headers = Headers.builder().add("Content-Type", "application/json").build();
+    return new RecordedRequest("HTTP/1.1", method, path, headers, new Buffer().writeUtf8(body));
+  }
+
+  private MockResponse orNotFound(String body) {
+    return body == null
+        ? status(404, "NotFound", "the server could not find the requested resource")
+        : json(200, body);
+  }
+
+  private static MockResponse json(int code, String body) {
+    return new MockResponse()
+        .setResponseCode(code)
+        .setHeader("Content-Type", "application/json")
+        .setBody(body);
+  }
+
+  static MockResponse status(int code, String reason, String message) {
+    ObjectNode s = Serialization.jsonMapper().createObjectNode();
+    s.put("kind", "Status");
+    s.put("apiVersion", "v1");
+    s.putObject("metadata");
+    s.put("status", "Failure");
+    s.put("message", message);
+    s.put("reason", reason);
+    s.put("code", code);
+    return json(code, s.toString());
+  }
+
+  /** Reads dotted JSON paths ({@code .spec.replicas}); used for scale subresources. */
+  static final class Scales {
+    private Scales() {}
+
+    static ObjectNode toScale(ObjectMapper mapper, JsonNode object, ResourceType.Scale scale) {
+      ObjectNode s = mapper.createObjectNode();
+      s.put("kind", "Scale");
+      s.put("apiVersion", "autoscaling/v1");
+      ObjectNode meta = s.putObject("metadata");
+      JsonNode m = object.path("metadata");
+      for (String f : List.of("name", "namespace", "uid", "resourceVersion", "creationTimestamp")) {
+        if (m.has(f)) {
+          meta.set(f, m.get(f));
+        }
+      }
+      s.putObject("spec").put("replicas", get(object, scale.specReplicasPath()).asInt(0));
+      ObjectNode status = s.putObject("status");
+      status.put("replicas", get(object, scale.statusReplicasPath()).asInt(0));
+      JsonNode selector = get(object, scale.labelSelectorPath());
+      if (selector.isTextual()) {
+        status.put("selector", selector.asText());
+      } else if (object.path("spec").path("selector").path("matchLabels").isObject()) {
+        StringBuilder b = new StringBuilder();
+        Iterator<Map.Entry<String, JsonNode>> it =
+            object.path("spec").path("selector").path("matchLabels").fields();
+        while (it.hasNext()) {
+          Map.Entry<String, JsonNode> e = it.next();
+          b.append(b.length() == 0 ? "" : ",")
+              .append(e.getKey())
+              .append('=')
+              .append(e.getValue().asText());
+        }
+        status.put("selector", b.toString());
+      }
+      return s;
+    }
+
+    static JsonNode get(JsonNode object, String path) {
+      JsonNode n = object;
+      if (path == null) {
+        return com.fasterxml.jackson.databind.node.MissingNode.getInstance();
+      }
+      for (String part : path.substring(1).split("\\.")) {
+        n = n.path(part);
+      }
+      return n;
+    }
+
+    static void set(ObjectNode object, String path, JsonNode value) {
+      String[] parts = path.substring(1).split("\\.");
+      ObjectNode n = object;
+      for (int i = 0; i < parts.length - 1; i++) {
+        n =
+            n.has(parts[i]) && n.get(parts[i]).isObject()
+                ? (ObjectNode) n.get(parts[i])
+                : n.putObject(parts[i]);
+      }
+      n.set(parts[parts.length - 1], value);
+    }
+  }
+}

@@ -1,0 +1,295 @@
+package io.etcdoperator.sandbox.bench;
+
+import io.etcdoperator.sandbox.OperatorLauncher;
+import io.etcdoperator.sandbox.Sandbox;
+import io.etcdoperator.sandbox.SandboxConfig;
+import io.etcdoperator.sandbox.net.AddressPool;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
+import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import java.io.IOException;
+import java.net.HttpURLConnection;
+import java.net.Proxy;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The two measurements of the apply-to-Ready benchmark: a 3-member cluster in a sandbox, and three
+ * etcd processes bootstrapped by hand on loopback.
+ *
+ * <p>In the sandbox, the clock starts when the manifest is applied (the sandbox is already up).
+ * With an operator, the manifest is the sample EtcdCluster and the clock stops at its {@code
+ * Ready=True} condition. Without one, the manifest is what the operator would create (headless
+ * Service, cluster-state ConfigMap, StatefulSet) and the clock stops when all three members answer
+ * {@code /health} with {@code true} through their DNS names, which is also when the by-hand
+ * baseline stops.
+ */
+final class ApplyToReady {
+  static final ResourceDefinitionContext ETCD_CLUSTERS =
+      new ResourceDefinitionContext.Builder()
+          .withGroup("etcd.aenix.io")
+          .withVersion("v1alpha1")
+          .withPlural("etcdclusters")
+          .withKind("EtcdCluster")
+          .withNamespaced(true)
+          .build();
+  private static final Duration LIMIT = Duration.ofMinutes(3);
+
+  private ApplyToReady() {}
+
+  static Duration sandbox(Path dir, OperatorLauncher operator) throws Exception {
+    try (Sandbox s =
+        Sandbox.start(
+            SandboxConfig.defaults(dir), operator == null ? OperatorLauncher.NONE : operator)) {
+      KubernetesClient k = s.client();
+      long t0 = System.nanoTime();
+      if (operator != null) {
+        k.genericKubernetesResources(ETCD_CLUSTERS)
+            .inNamespace("default")
+            .resource(
+                new GenericKubernetesResourceBuilder()
+                    .withApiVersion("etcd.aenix.io/v1alpha1")
+                    .withKind("EtcdCluster")
+                    .withNewMetadata()
+                    .withName("bench")
+                    .withNamespace("default")
+                    .endMetadata()
+                    .withAdditionalProperties(Map.of("spec", Map.of("replicas", 3)))
+                    .build())
+            .create();
+        await(
+            () ->
+                ready(
+                    k.genericKubernetesResources(ETCD_CLUSTERS)
+                        .inNamespace("default")
+                        .withName("bench")
+                        .get()));
+      } else {
+        applyByHand(k);
+        List<String> urls = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+          urls.add("http://bench-" + i + ".bench-headless.default.svc:2379/health");
+        }
+        await(() -> urls.stream().allMatch(ApplyToReady::healthy));
+      }
+      return Duration.ofNanos(System.nanoTime() - t0);
+    }
+  }
+
+  static Duration byHand(Path dir, String etcd) throws Exception {
+    Files.createDirectories(dir);
+    List<Process> processes = new ArrayList<>();
+    try (AddressPool pool = new AddressPool(AddressPool.defaultLockDir(), List.of(2379, 2380))) {
+      List<String> ips = List.of(pool.acquire(), pool.acquire(), pool.acquire());
+      StringBuilder initial = new StringBuilder();
+      for (int i = 0; i < 3; i++) {
+        initial
+            .append(i == 0 ? "" : ",")
+            .append("m")
+            .append(i)
+            .append("=http://")
+            .append(ips.get(i))
+            .append(":2380");
+      }
+      long t0 = System.nanoTime();
+      for (int i = 0; i < 3; i++) {
+        String ip = ips.get(i);
+        processes.add(
+            new ProcessBuilder(
+                    etcd,
+                    "--name=m" + i,
+                    "--data-dir=" + dir.resolve("m" + i),
+                    "--listen-client-urls=http://" + ip + ":2379",
+                    "--advertise-client-urls=http://" + ip + ":2379",
+                    "--listen-peer-urls=http://" + ip + ":2380",
+                    "--initial-advertise-peer-urls=http://" + ip + ":2380",
+                    "--initial-cluster=" + initial,
+                    "--initial-cluster-state=new",
+                    "--initial-cluster-token=bench")
+                .redirectErrorStream(true)
+                .redirectOutput(dir.resolve("m" + i + ".log").toFile())
+                .start());
+      }
+      await(() -> ips.stream().allMatch(ip -> healthy("http://" + ip + ":2379/health")));
+      return Duration.ofNanos(System.nanoTime() - t0);
+    } finally {
+      for (Process p : processes) {
+        p.destroy();
+        if (!p.waitFor(10, TimeUnit.SECONDS)) {
+          p.destroyForcibly();
+        }
+      }
+    }
+  }
+
+  private static void applyByHand(KubernetesClient k) {
+    k.services()
+        .resource(
+            new ServiceBuilder()
+                .withNewMetadata()
+                .withName("bench-headless")
+                .withNamespace("default")
+                .endMetadata()
+                .withNewSpec()
+                .withClusterIP("None")
+                .withPublishNotReadyAddresses(true)
+                .withSelector(Map.of("app", "bench"))
+                .addNewPort()
+                .withName("client")
+                .withPort(2379)
+                .endPort()
+                .endSpec()
+                .build())
+        .create();
+    k.configMaps()
+        .resource(
+            new io.fabric8.kubernetes.api.model.ConfigMapBuilder()
+                .withNewMetadata()
+                .withName("bench-cluster-state")
+                .withNamespace("default")
+                .endMetadata()
+                .withData(
+                    Map.of(
+                        "ETCD_INITIAL_CLUSTER",
+                        "bench-0=http://bench-0.bench-headless.default.svc:2380,bench-1=http://bench-1.bench-headless.default.svc:2380,bench-2=http://bench-2.bench-headless.default.svc:2380",
+                        "ETCD_INITIAL_CLUSTER_STATE",
+                        "new",
+                        "ETCD_INITIAL_CLUSTER_TOKEN",
+                        "bench"))
+                .build())
+        .create();
+    String host = "$(POD_NAME).bench-headless.default.svc";
+    k.apps()
+        .statefulSets()
+        .resource(
+            new StatefulSetBuilder()
+                .withNewMetadata()
+                .withName("bench")
+                .withNamespace("default")
+                .endMetadata()
+                .withNewSpec()
+                .withReplicas(3)
+                .withServiceName("bench-headless")
+                .withPodManagementPolicy("Parallel")
+                .withNewUpdateStrategy()
+                .withType("OnDelete")
+                .endUpdateStrategy()
+                .withNewSelector()
+                .withMatchLabels(Map.of("app", "bench"))
+                .endSelector()
+                .withNewTemplate()
+                .withNewMetadata()
+                .withLabels(Map.of("app", "bench"))
+                .endMetadata()
+                .withNewSpec()
+                .addNewContainer()
+                .withName("etcd")
+                .withImage("etcd")
+                .withCommand("etcd")
+                .withArgs(
+                    "--name=$(POD_NAME)",
+                    "--data-dir=/var/run/etcd/default.etcd",
+                    "--listen-peer-urls=http://0.0.0.0:2380",
+                    "--listen-client-urls=http://0.0.0.0:2379",
+                    "--initial-advertise-peer-urls=http://" + host + ":2380",
+                    "--advertise-client-urls=http://" + host + ":2379")
+                .addNewEnv()
+                .withName("POD_NAME")
+                .withNewValueFrom()
+                .withNewFieldRef()
+                .withFieldPath("metadata.name")
+                .endFieldRef()
+                .endValueFrom()
+                .endEnv()
+                .addNewEnvFrom()
+                .withNewConfigMapRef()
+                .withName("bench-cluster-state")
+                .endConfigMapRef()
+                .endEnvFrom()
+                .addNewVolumeMount()
+                .withName("data")
+                .withMountPath("/var/run/etcd")
+                .endVolumeMount()
+                .withNewReadinessProbe()
+                .withNewHttpGet()
+                .withPath("/health")
+                .withPort(new IntOrString(2379))
+                .endHttpGet()
+                .withPeriodSeconds(1)
+                .endReadinessProbe()
+                .endContainer()
+                .endSpec()
+                .endTemplate()
+                .addNewVolumeClaimTemplate()
+                .withNewMetadata()
+                .withName("data")
+                .endMetadata()
+                .withNewSpec()
+                .withAccessModes("ReadWriteOnce")
+                .withNewResources()
+                .withRequests(Map.of("storage", new Quantity("1Gi")))
+                .endResources()
+                .endSpec()
+                .endVolumeClaimTemplate()
+                .endSpec()
+                .build())
+        .create();
+  }
+
+  private static boolean ready(GenericKubernetesResource c) {
+    if (c == null
+        || !(c.getAdditionalProperties().get("status") instanceof Map<?, ?> status)
+        || !(status.get("conditions") instanceof List<?> conditions)) {
+      return false;
+    }
+    return conditions.stream()
+        .anyMatch(
+            o ->
+                o instanceof Map<?, ?> m
+                    && "Ready".equals(m.get("type"))
+                    && "True".equals(m.get("status")));
+  }
+
+  static boolean healthy(String url) {
+    try {
+      HttpURLConnection c =
+          (HttpURLConnection) URI.create(url).toURL().openConnection(Proxy.NO_PROXY);
+      c.setConnectTimeout(500);
+      c.setReadTimeout(1000);
+      try {
+        return c.getResponseCode() == 200
+            && new String(c.getInputStream().readAllBytes()).contains("\"true\"");
+      } finally {
+        c.disconnect();
+      }
+    } catch (IOException | RuntimeException e) {
+      return false;
+    }
+  }
+
+  private interface Check {
+    boolean ok() throws Exception;
+  }
+
+  private static void await(Check check) throws Exception {
+    long deadline = System.nanoTime() + LIMIT.toNanos();
+    while (System.nanoTime() < deadline) {
+      if (check.ok()) {
+        return;
+      }
+      Thread.sleep(20);
+    }
+    throw new IllegalStateException("not ready within " + LIMIT.toMinutes() + " minutes");
+  }
+}

@@ -1,0 +1,142 @@
+package io.etcdoperator.sandbox.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code etcd-operator sandbox fault ...}: injects a fault into a running sandbox, found through
+ * the kubeconfig in its state directory.
+ */
+@Command(
+    name = "fault",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Injects a fault into a running sandbox:",
+      "  kill POD      SIGKILL the container's processes (restartPolicy decides what follows)",
+      "  delete POD    delete the pod through the API (it comes back with its name and claims)",
+      "  wipe POD      empty the pod's persistent volumes (its containers restart on empty disks)",
+      "  freeze POD    SIGSTOP every process of the pod (a hung or partitioned node)",
+      "  thaw POD      SIGCONT them again",
+      "  operator stop|start   stop or start the operator inside the sandbox"
+    })
+final class FaultCommand implements Callable<Integer> {
+  @Parameters(
+      index = "0",
+      paramLabel = "ACTION",
+      description = "kill, delete, wipe, freeze, thaw or operator")
+  String action;
+
+  @Parameters(
+      index = "1",
+      paramLabel = "TARGET",
+      description = "a pod name, or stop/start after operator")
+  String target;
+
+  @Option(
+      names = {"-n", "--namespace"},
+      defaultValue = "default",
+      description = "Namespace of the pod (default: ${DEFAULT-VALUE}).")
+  String namespace;
+
+  @Option(
+      names = {"-c", "--container"},
+      description = "Container to kill (default: the pod's first).")
+  String container;
+
+  @Option(
+      names = "--dir",
+      defaultValue = ".sandbox",
+      paramLabel = "DIR",
+      description = "State directory of the running sandbox (default: ${DEFAULT-VALUE}).")
+  Path dir;
+
+  @Override
+  public Integer call() throws Exception {
+    ObjectMapper mapper = new ObjectMapper();
+    ObjectNode body = mapper.createObjectNode();
+    switch (action) {
+      case "kill", "delete", "wipe", "freeze", "thaw" -> {
+        body.put("action", action);
+        body.put("namespace", namespace);
+        body.put("pod", target);
+        if (container != null) {
+          body.put("container", container);
+        }
+      }
+      case "operator" -> {
+        if (!target.equals("stop") && !target.equals("start")) {
+          System.err.println("fault: operator takes stop or start, not " + target);
+          return 2;
+        }
+        body.put("action", "operator-" + target);
+      }
+      default -> {
+        System.err.println(
+            "fault: unknown action " + action + " (kill, delete, wipe, freeze, thaw, operator)");
+        return 2;
+      }
+    }
+    Path kubeconfig = dir.resolve("kubeconfig");
+    if (!Files.isReadable(kubeconfig)) {
+      System.err.println(
+          "fault: no sandbox in "
+              + dir.toAbsolutePath()
+              + " (no kubeconfig there); start one with: etcd-operator sandbox --dir "
+              + dir);
+      return 2;
+    }
+    String server = server(kubeconfig);
+    HttpRequest request =
+        HttpRequest.newBuilder(URI.create(server + "/sandbox/v1/fault"))
+            .timeout(Duration.ofSeconds(60))
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(body.toString()))
+            .build();
+    try {
+      HttpResponse<String> r =
+          HttpClient.newBuilder()
+              .connectTimeout(Duration.ofSeconds(5))
+              .build()
+              .send(request, HttpResponse.BodyHandlers.ofString());
+      JsonNode answer = mapper.readTree(r.body());
+      if (r.statusCode() == 200) {
+        System.out.println(answer.path("message").asText());
+        return 0;
+      }
+      System.err.println("fault: " + answer.path("message").asText(r.body()));
+      return 1;
+    } catch (ConnectException e) {
+      System.err.println(
+          "fault: the sandbox of "
+              + dir.toAbsolutePath()
+              + " is not running ("
+              + server
+              + " refused the connection).");
+      return 2;
+    }
+  }
+
+  private static String server(Path kubeconfig) throws IOException {
+    for (String line : Files.readAllLines(kubeconfig)) {
+      String t = line.trim();
+      if (t.startsWith("server:")) {
+        return t.substring("server:".length()).trim();
+      }
+    }
+    throw new IOException("no server in " + kubeconfig);
+  }
+}

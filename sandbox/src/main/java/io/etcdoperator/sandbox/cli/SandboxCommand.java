@@ -1,0 +1,186 @@
+package io.etcdoperator.sandbox.cli;
+
+import io.etcdoperator.sandbox.OperatorLauncher;
+import io.etcdoperator.sandbox.Sandbox;
+import io.etcdoperator.sandbox.SandboxConfig;
+import io.etcdoperator.sandbox.SandboxException;
+import io.etcdoperator.sandbox.net.JvmHosts;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.ServiceLoader;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code etcd-operator sandbox}: a local Kubernetes stand-in with the operator inside, real etcd
+ * processes as pods, and the given manifests applied (a 3-member sample EtcdCluster by default).
+ */
+@Command(
+    name = "sandbox",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Runs a local Kubernetes stand-in (API server, StatefulSet controller, a kubelet that runs pods"
+          + " as local processes, DNS) with the operator inside, applies the manifests and shows"
+          + " progress until every EtcdCluster is Ready; then runs until Ctrl-C.",
+      "Needs root (mount namespaces) and the etcd binary (Debian's etcd-server).",
+      "kubectl works against it: kubectl --kubeconfig <dir>/kubeconfig get etcdclusters,pods"
+    },
+    subcommands = {FaultCommand.class, io.etcdoperator.sandbox.bench.BenchmarkCommand.class})
+public final class SandboxCommand implements Callable<Integer> {
+  static final String SAMPLE = "io/etcdoperator/sandbox/sample-etcdcluster.yaml";
+
+  @Option(
+      names = {"-f", "--filename"},
+      paramLabel = "FILE",
+      description = "Manifest to apply (repeatable). Default: a 3-member sample EtcdCluster.")
+  List<Path> files = new ArrayList<>();
+
+  @Option(
+      names = "--dir",
+      paramLabel = "DIR",
+      defaultValue = ".sandbox",
+      description = "State directory: claims, pod logs, kubeconfig (default: ${DEFAULT-VALUE}).")
+  Path dir;
+
+  @Option(
+      names = "--until-ready",
+      description =
+          "Exit 0 once every EtcdCluster is Ready; non-zero with the reason after --timeout.")
+  boolean untilReady;
+
+  @Option(
+      names = "--timeout",
+      paramLabel = "DURATION",
+      defaultValue = "PT5M",
+      converter = DurationConverter.class,
+      description = "How long --until-ready waits, e.g. 90s, 5m (default: 5m).")
+  Duration timeout;
+
+  private final OperatorLauncher launcher;
+  private final PrintStream out;
+  private final PrintStream err;
+
+  /** The command with the operator found on the class path (see {@link #operatorOnClassPath()}). */
+  public SandboxCommand() {
+    this(null, System.out, System.err);
+  }
+
+  /** The command with a given operator (null: the one on the class path) and output streams. */
+  public SandboxCommand(OperatorLauncher launcher, PrintStream out, PrintStream err) {
+    this.launcher = launcher;
+    this.out = out;
+    this.err = err;
+  }
+
+  /** The first {@link OperatorLauncher} registered through {@link ServiceLoader}, or null. */
+  public static OperatorLauncher operatorOnClassPath() {
+    for (OperatorLauncher l : ServiceLoader.load(OperatorLauncher.class)) {
+      return l;
+    }
+    return null;
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    Logging.quiet();
+    if (System.getProperty(JvmHosts.PROPERTY) == null) {
+      return Relauncher.relaunchWithHostsFile(dir, SandboxMain.class, rawArgs());
+    }
+    OperatorLauncher operator = launcher != null ? launcher : operatorOnClassPath();
+    if (operator == null) {
+      err.println("sandbox: no operator on the class path; EtcdClusters will not be reconciled.");
+      operator = OperatorLauncher.NONE;
+    }
+    Sandbox sandbox;
+    try {
+      sandbox = Sandbox.start(SandboxConfig.defaults(dir), operator);
+    } catch (SandboxException e) {
+      err.println("sandbox: " + e.getMessage());
+      return 2;
+    }
+    try {
+      out.println(
+          "sandbox: API server " + sandbox.apiUrl() + ", state in " + sandbox.config().stateDir());
+      out.println(
+          "sandbox: kubectl --kubeconfig "
+              + sandbox.config().kubeconfig()
+              + " get etcdclusters,pods");
+      apply(sandbox.client());
+      Progress progress = new Progress(sandbox, out);
+      String notReady = progress.awaitReady(untilReady ? timeout : null);
+      if (untilReady) {
+        if (notReady != null) {
+          err.println("sandbox: not ready after " + timeout.toSeconds() + "s: " + notReady);
+          return 1;
+        }
+        return 0;
+      }
+      out.println("sandbox: running; Ctrl-C stops it and every process it started.");
+      progress.follow();
+      return 0;
+    } catch (SandboxException e) {
+      err.println("sandbox: " + e.getMessage());
+      return 2;
+    } finally {
+      sandbox.close();
+    }
+  }
+
+  private void apply(KubernetesClient client) throws IOException {
+    List<HasMetadata> objects = new ArrayList<>();
+    if (files.isEmpty()) {
+      try (InputStream in = SandboxCommand.class.getClassLoader().getResourceAsStream(SAMPLE)) {
+        objects.addAll(client.load(in).items());
+      }
+    }
+    for (Path f : files) {
+      if (!Files.isReadable(f)) {
+        throw new SandboxException("cannot read manifest " + f);
+      }
+      try (InputStream in = Files.newInputStream(f)) {
+        objects.addAll(client.load(in).items());
+      } catch (RuntimeException e) {
+        throw new SandboxException("cannot parse manifest " + f + ": " + e.getMessage(), e);
+      }
+    }
+    for (HasMetadata o : objects) {
+      if (o.getMetadata().getNamespace() == null) {
+        o.getMetadata().setNamespace("default");
+      }
+      client.resource(o).createOr(r -> r.update());
+      out.println(
+          "applied "
+              + o.getKind()
+              + " "
+              + o.getMetadata().getNamespace()
+              + "/"
+              + o.getMetadata().getName());
+    }
+  }
+
+  private List<String> rawArgs() {
+    List<String> args = new ArrayList<>();
+    files.forEach(
+        f -> {
+          args.add("-f");
+          args.add(f.toString());
+        });
+    args.add("--dir");
+    args.add(dir.toString());
+    if (untilReady) {
+      args.add("--until-ready");
+    }
+    args.add("--timeout");
+    args.add(timeout.toString());
+    return args;
+  }
+}

@@ -1,0 +1,104 @@
+package io.etcdoperator.sandbox.controller;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.Watch;
+import io.fabric8.kubernetes.client.Watcher;
+import io.fabric8.kubernetes.client.WatcherException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A level-based control loop on one thread: {@link #reconcile()} looks at the whole world and acts,
+ * whenever a watched kind changes and at least every resync period. Requests to run coalesce, so a
+ * burst of events costs one pass.
+ */
+public abstract class Controller implements AutoCloseable {
+  protected final Logger log = LoggerFactory.getLogger(getClass());
+  protected final KubernetesClient client;
+  private final Thread thread;
+  private final Duration resync;
+  private final List<Watch> watches = new ArrayList<>();
+  private final Object lock = new Object();
+  private boolean wanted = true;
+  private volatile boolean closed;
+
+  protected Controller(KubernetesClient client, String name, Duration resync) {
+    this.client = client;
+    this.resync = resync;
+    this.thread = new Thread(this::loop, name);
+    this.thread.setDaemon(true);
+  }
+
+  /** One pass over everything. */
+  protected abstract void reconcile();
+
+  /** Watches a kind so that its changes trigger a pass. */
+  protected <T> void watch(Function<Watcher<T>, Watch> starter) {
+    watches.add(
+        starter.apply(
+            new Watcher<T>() {
+              @Override
+              public void eventReceived(Action action, T resource) {
+                trigger();
+              }
+
+              @Override
+              public void onClose(WatcherException cause) {
+                // the resync keeps the loop going
+              }
+            }));
+  }
+
+  public void start() {
+    thread.start();
+  }
+
+  /** Asks for a pass soon. */
+  public void trigger() {
+    synchronized (lock) {
+      wanted = true;
+      lock.notifyAll();
+    }
+  }
+
+  private void loop() {
+    while (!closed) {
+      synchronized (lock) {
+        if (!wanted) {
+          try {
+            lock.wait(resync.toMillis());
+          } catch (InterruptedException e) {
+            return;
+          }
+        }
+        wanted = false;
+      }
+      if (closed) {
+        return;
+      }
+      try {
+        reconcile();
+      } catch (RuntimeException e) {
+        if (!closed) {
+          log.debug("pass failed, next one retries: {}", e.toString());
+        }
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    closed = true;
+    watches.forEach(Watch::close);
+    thread.interrupt();
+    try {
+      thread.join(5000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

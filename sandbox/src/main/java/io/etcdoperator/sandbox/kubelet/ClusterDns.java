@@ -1,0 +1,216 @@
+package io.etcdoperator.sandbox.kubelet;
+
+import io.etcdoperator.sandbox.net.DnsServer;
+import io.etcdoperator.sandbox.net.HostsFile;
+import io.etcdoperator.sandbox.net.JvmHosts;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Service;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+
+/**
+ * The sandbox's cluster DNS, as hosts files.
+ *
+ * <p>Records, computed from the Services and the live pods (a pod is live from the moment the
+ * kubelet gives it an address until its processes are gone), as CoreDNS would serve them:
+ *
+ * <ul>
+ *   <li>a Service with a selector: {@code <svc>.<ns>.svc} and {@code <svc>.<ns>.svc.cluster.local}
+ *       resolve to the addresses of the live pods it selects that are Ready (all of them when
+ *       {@code publishNotReadyAddresses}). There is no virtual Service IP and no proxy: clients
+ *       reach the pods directly, on the target port;
+ *   <li>a headless Service ({@code clusterIP: None}) also gives each such pod whose {@code
+ *       hostname} is set and whose {@code subdomain} is the Service's name the record {@code
+ *       <hostname>.<svc>.<ns>.svc[.cluster.local]}.
+ * </ul>
+ *
+ * <p>Served, as on a cluster, by a DNS server ({@link DnsServer}, UDP port 53 on a loopback address
+ * of its own) that pods reach through their {@code resolv.conf} (the sandbox's server, the search
+ * path {@code <ns>.svc.cluster.local svc.cluster.local cluster.local}, {@code ndots:5}), with TTL
+ * 0. Each pod's {@code /etc/hosts} holds what the kubelet writes there: localhost and the pod's own
+ * hostname lines. The JVM resolves the same fully qualified names through its hosts file ({@link
+ * JvmHosts}). Hosts files are rewritten in place on each change.
+ */
+public final class ClusterDns {
+  /** A pod that has an address. */
+  public record LivePod(Pod pod, String ip, boolean ready) {}
+
+  private final String sandboxId;
+  private final Path dir;
+  private final Supplier<List<Service>> services;
+  private final Supplier<List<LivePod>> pods;
+  private volatile Map<String, List<String>> global = Map.of();
+  private DnsServer server;
+
+  public ClusterDns(
+      String sandboxId, Path dir, Supplier<List<Service>> services, Supplier<List<LivePod>> pods) {
+    this.sandboxId = sandboxId;
+    this.dir = dir;
+    this.services = services;
+    this.pods = pods;
+  }
+
+  /** Starts the DNS server on {@code address}, port 53. */
+  public synchronized void startServer(String address) throws IOException {
+    server =
+        new DnsServer(
+            address,
+            name -> {
+              List<String> a = global.get(name);
+              return a == null ? List.of() : a;
+            });
+  }
+
+  /** The resolv.conf of a pod: the sandbox's name server and the search path of its namespace. */
+  Path resolvConf(PodWorker w) {
+    String ns = w.pod().getMetadata().getNamespace();
+    Path p = dir.resolve("resolv-" + w.uid() + ".conf");
+    String nameserver = server == null ? "127.0.0.1" : server.address();
+    try {
+      Files.createDirectories(dir);
+      Files.writeString(
+          p,
+          "# etcd-operator sandbox: the sandbox's cluster DNS\nnameserver "
+              + nameserver
+              + "\nsearch "
+              + ns
+              + ".svc.cluster.local svc.cluster.local cluster.local\noptions ndots:5 timeout:1 attempts:2\n");
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return p;
+  }
+
+  /** The hosts file of a pod (created when first asked). */
+  Path podHostsFile(PodWorker w) {
+    return dir.resolve("hosts-" + w.uid());
+  }
+
+  /**
+   * Resolves a name as a pod would: loopback literals as themselves, sandbox names to an address,
+   * else null.
+   */
+  public String resolve(String host) {
+    if (host.equals("localhost")) {
+      return "127.0.0.1";
+    }
+    if (host.matches("127(\\.\\d{1,3}){3}") || host.equals("::1") || host.equals("[::1]")) {
+      return host;
+    }
+    List<String> a = global.get(host.endsWith(".") ? host.substring(0, host.length() - 1) : host);
+    return a == null || a.isEmpty() ? null : a.get(0);
+  }
+
+  /** Every fully qualified record now. */
+  public Map<String, List<String>> records() {
+    return global;
+  }
+
+  /** Recomputes the records and rewrites every file. */
+  public synchronized void refresh() {
+    List<LivePod> live = new ArrayList<>(pods.get());
+    live.sort(Comparator.comparing(p -> p.pod().getMetadata().getName()));
+    Map<String, List<String>> fq = new LinkedHashMap<>();
+    for (Service s : services.get()) {
+      String ns = s.getMetadata().getNamespace();
+      String name = s.getMetadata().getName();
+      Map<String, String> selector = s.getSpec() == null ? null : s.getSpec().getSelector();
+      if (selector == null || selector.isEmpty()) {
+        continue;
+      }
+      boolean headless = "None".equals(s.getSpec().getClusterIP());
+      boolean notReadyToo = Boolean.TRUE.equals(s.getSpec().getPublishNotReadyAddresses());
+      List<String> endpoints = new ArrayList<>();
+      for (LivePod lp : live) {
+        Pod p = lp.pod();
+        if (!ns.equals(p.getMetadata().getNamespace())
+            || !matches(selector, p)
+            || !(lp.ready() || notReadyToo)) {
+          continue;
+        }
+        endpoints.add(lp.ip());
+        String hostname = p.getSpec().getHostname();
+        if (headless && hostname != null && name.equals(p.getSpec().getSubdomain())) {
+          add(fq, hostname + "." + name + "." + ns + ".svc", lp.ip());
+          add(fq, hostname + "." + name + "." + ns + ".svc.cluster.local", lp.ip());
+        }
+      }
+      for (String ip : endpoints) {
+        add(fq, name + "." + ns + ".svc", ip);
+        add(fq, name + "." + ns + ".svc.cluster.local", ip);
+      }
+    }
+    global = fq;
+    JvmHosts.publish(sandboxId, fq);
+    try {
+      for (LivePod lp : live) {
+        Pod p = lp.pod();
+        Map<String, List<String>> entries = new LinkedHashMap<>();
+        String hostname =
+            p.getSpec().getHostname() != null
+                ? p.getSpec().getHostname()
+                : p.getMetadata().getName();
+        if (p.getSpec().getSubdomain() != null) {
+          add(
+              entries,
+              hostname
+                  + "."
+                  + p.getSpec().getSubdomain()
+                  + "."
+                  + p.getMetadata().getNamespace()
+                  + ".svc.cluster.local",
+              lp.ip());
+        }
+        add(entries, hostname, lp.ip());
+        HostsFile.write(
+            dir.resolve("hosts-" + p.getMetadata().getUid()),
+            HostsFile.render(
+                "etcd-operator sandbox: /etc/hosts of pod "
+                    + p.getMetadata().getNamespace()
+                    + "/"
+                    + p.getMetadata().getName(),
+                entries));
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Removes a pod's hosts file once its processes are gone. */
+  void forget(String uid) {
+    try {
+      Files.deleteIfExists(dir.resolve("hosts-" + uid));
+      Files.deleteIfExists(dir.resolve("resolv-" + uid + ".conf"));
+    } catch (IOException e) {
+      // best effort
+    }
+  }
+
+  /** Withdraws this sandbox's names from the JVM. */
+  public synchronized void close() {
+    if (server != null) {
+      server.close();
+    }
+    JvmHosts.withdraw(sandboxId);
+  }
+
+  private static boolean matches(Map<String, String> selector, Pod p) {
+    Map<String, String> labels = p.getMetadata().getLabels();
+    return labels != null && labels.entrySet().containsAll(selector.entrySet());
+  }
+
+  private static void add(Map<String, List<String>> m, String name, String ip) {
+    List<String> l = m.computeIfAbsent(name, k -> new ArrayList<>());
+    if (!l.contains(ip)) {
+      l.add(ip);
+    }
+  }
+}

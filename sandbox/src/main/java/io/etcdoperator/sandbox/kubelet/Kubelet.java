@@ -1,0 +1,383 @@
+package io.etcdoperator.sandbox.kubelet;
+
+import io.etcdoperator.sandbox.SandboxConfig;
+import io.etcdoperator.sandbox.api.SandboxDispatcher;
+import io.etcdoperator.sandbox.net.AddressPool;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodStatus;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The sandbox's one node: runs every pod of the API as local processes.
+ *
+ * <p>Algorithm, level-based: on every pod event and every resync, each pod in the API that is not
+ * being deleted and has no worker gets a {@link PodWorker}; each worker whose pod (by uid) is gone
+ * from the API or marked for deletion is asked to stop. A new worker for a namespace/name waits
+ * until the previous worker of that name has terminated. Pod status is written by one writer
+ * thread, for the pod's uid only, and only when it changed. The {@link ClusterDns} is refreshed
+ * whenever an address, a readiness, a pod's labels or a Service change.
+ */
+public final class Kubelet implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(Kubelet.class);
+
+  private final KubernetesClient client;
+  private final SandboxConfig config;
+  private final AddressPool addresses;
+  private final ClusterDns dns;
+  private final Prober prober;
+  private final ScheduledExecutorService scheduler;
+  private final Map<String, PodWorker> workers = new ConcurrentHashMap<>();
+  private final Set<String> dirty = new LinkedHashSet<>();
+  private final Map<String, String> written = new ConcurrentHashMap<>();
+  private final Thread statusWriter;
+  private final Objects objects;
+  private SharedIndexInformer<Pod> podInformer;
+  private SharedIndexInformer<Service> serviceInformer;
+  private volatile boolean closed;
+  private String dnsAddress;
+
+  public Kubelet(
+      KubernetesClient client, SandboxConfig config, String sandboxId, AddressPool addresses) {
+    this.client = client;
+    this.config = config;
+    this.addresses = addresses;
+    this.dns = new ClusterDns(sandboxId, config.dnsDir(), this::services, this::livePods);
+    this.prober = new Prober(dns::resolve);
+    this.scheduler =
+        Executors.newScheduledThreadPool(
+            8,
+            r -> {
+              Thread t = new Thread(r, "kubelet-probes");
+              t.setDaemon(true);
+              return t;
+            });
+    this.objects = new DirectObjects();
+    this.statusWriter = new Thread(this::writeStatuses, "kubelet-status");
+    this.statusWriter.setDaemon(true);
+  }
+
+  /** Starts the kubelet and the cluster DNS server (on a loopback address of its own). */
+  public void start() throws java.io.IOException {
+    dnsAddress = addresses.acquire();
+    dns.startServer(dnsAddress);
+    serviceInformer = client.services().inAnyNamespace().inform(new Handler<>(dns::refresh), 0);
+    podInformer = client.pods().inAnyNamespace().inform(new Handler<>(this::sync), 0);
+    statusWriter.start();
+    scheduler.scheduleWithFixedDelay(
+        this::sync, 0, config.resync().toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  /** The cluster DNS the kubelet keeps. */
+  public ClusterDns dns() {
+    return dns;
+  }
+
+  SandboxConfig config() {
+    return config;
+  }
+
+  AddressPool addresses() {
+    return addresses;
+  }
+
+  Prober prober() {
+    return prober;
+  }
+
+  ScheduledExecutorService scheduler() {
+    return scheduler;
+  }
+
+  /** Lookups of what pods reference, read fresh from the API. */
+  Objects objects() {
+    return objects;
+  }
+
+  /** Reads ConfigMaps, Secrets and claims. */
+  interface Objects extends ContainerConfig.Objects {
+    PersistentVolumeClaim claim(String namespace, String name);
+  }
+
+  private final class DirectObjects implements Objects {
+    @Override
+    public ConfigMap configMap(String namespace, String name) {
+      return client.configMaps().inNamespace(namespace).withName(name).get();
+    }
+
+    @Override
+    public Secret secret(String namespace, String name) {
+      return client.secrets().inNamespace(namespace).withName(name).get();
+    }
+
+    @Override
+    public PersistentVolumeClaim claim(String namespace, String name) {
+      return client.persistentVolumeClaims().inNamespace(namespace).withName(name).get();
+    }
+  }
+
+  // --- the pods of this node ---
+
+  private synchronized void sync() {
+    if (closed || podInformer == null) {
+      return;
+    }
+    try {
+      Map<String, Pod> inApi = new HashMap<>();
+      for (Pod p : podInformer.getStore().list()) {
+        inApi.put(p.getMetadata().getUid(), p);
+      }
+      for (PodWorker w : workers.values()) {
+        Pod p = inApi.get(w.uid());
+        if ((p == null || p.getMetadata().getDeletionTimestamp() != null) && !w.stopping()) {
+          LOG.debug("stopping pod {}", w.key());
+          w.requestStop();
+        }
+      }
+      for (Pod p : inApi.values()) {
+        if (p.getMetadata().getDeletionTimestamp() == null
+            && !workers.containsKey(p.getMetadata().getUid())) {
+          PodWorker w = new PodWorker(this, p);
+          workers.put(w.uid(), w);
+          LOG.debug("starting pod {}", w.key());
+          w.start();
+          podChanged(w);
+        }
+      }
+      dns.refresh();
+    } catch (RuntimeException e) {
+      LOG.warn("kubelet sync failed", e);
+    }
+  }
+
+  /**
+   * Waits until no other worker of the same namespace/name is alive; false if {@code w} was stopped
+   * meanwhile.
+   */
+  boolean awaitPredecessor(PodWorker w) throws InterruptedException {
+    while (!w.stopping()) {
+      PodWorker previous = null;
+      for (PodWorker other : workers.values()) {
+        if (other != w && other.key().equals(w.key()) && !other.isTerminated()) {
+          previous = other;
+        }
+      }
+      if (previous == null) {
+        return true;
+      }
+      previous.awaitTermination(Duration.ofMillis(200));
+    }
+    return false;
+  }
+
+  void terminated(PodWorker w) {
+    workers.remove(w.uid(), w);
+    written.remove(w.uid());
+    dns.forget(w.uid());
+    if (!closed) {
+      scheduler.execute(
+          () ->
+              releaseTermination(
+                  w.pod().getMetadata().getNamespace(), w.pod().getMetadata().getName(), w.uid()));
+    }
+  }
+
+  /**
+   * Lets a Terminating pod go once its processes are gone: removes the termination finalizer the
+   * API server put on it at its graceful deletion (see SandboxDispatcher), for this uid only.
+   */
+  private void releaseTermination(String namespace, String name, String uid) {
+    try {
+      Pod p = client.pods().inNamespace(namespace).withName(name).get();
+      if (p == null
+          || !uid.equals(p.getMetadata().getUid())
+          || p.getMetadata().getDeletionTimestamp() == null
+          || !p.getMetadata().getFinalizers().contains(SandboxDispatcher.TERMINATION_FINALIZER)) {
+        return;
+      }
+      p.getMetadata().getFinalizers().remove(SandboxDispatcher.TERMINATION_FINALIZER);
+      client.pods().resource(p).update();
+    } catch (KubernetesClientException e) {
+      LOG.debug("pod {}/{} not released yet: {}", namespace, name, e.getMessage());
+    }
+  }
+
+  List<ClusterDns.LivePod> livePods() {
+    List<ClusterDns.LivePod> out = new ArrayList<>();
+    for (PodWorker w : workers.values()) {
+      String ip = w.podIp();
+      if (ip != null) {
+        Pod current = podInformer == null ? null : podInformer.getStore().getByKey(w.key());
+        Pod p =
+            current != null && w.uid().equals(current.getMetadata().getUid()) ? current : w.pod();
+        out.add(
+            new ClusterDns.LivePod(
+                p,
+                ip,
+                w.containers().stream().allMatch(ContainerRunner::ready)
+                    && !w.containers().isEmpty()));
+      }
+    }
+    return out;
+  }
+
+  private List<Service> services() {
+    return serviceInformer == null ? List.of() : serviceInformer.getStore().list();
+  }
+
+  /** The worker of a pod, by namespace and name (the live one), or null. */
+  public PodHandle pod(String namespace, String name) {
+    String key = namespace + "/" + name;
+    for (PodWorker w : workers.values()) {
+      if (w.key().equals(key) && !w.stopping()) {
+        return new PodHandle(w);
+      }
+    }
+    return null;
+  }
+
+  /** Every pod worker, live or stopping. */
+  public int workerCount() {
+    return workers.size();
+  }
+
+  // --- status ---
+
+  void podChanged(PodWorker w) {
+    synchronized (dirty) {
+      dirty.add(w.uid());
+      dirty.notifyAll();
+    }
+    if (!closed) {
+      scheduler.execute(dns::refresh);
+    }
+  }
+
+  private void writeStatuses() {
+    while (!closed) {
+      List<String> batch;
+      synchronized (dirty) {
+        while (dirty.isEmpty() && !closed) {
+          try {
+            dirty.wait(500);
+          } catch (InterruptedException e) {
+            return;
+          }
+        }
+        batch = new ArrayList<>(dirty);
+        dirty.clear();
+      }
+      for (String uid : batch) {
+        PodWorker w = workers.get(uid);
+        if (w != null && !w.isTerminated()) {
+          writeStatus(w);
+        }
+      }
+    }
+  }
+
+  private void writeStatus(PodWorker w) {
+    PodStatus status = w.status();
+    String json = Serialization.asJson(status);
+    if (json.equals(written.get(w.uid()))) {
+      return;
+    }
+    Pod current = podInformer.getStore().getByKey(w.key());
+    if (current == null || !w.uid().equals(current.getMetadata().getUid())) {
+      current =
+          client
+              .pods()
+              .inNamespace(w.pod().getMetadata().getNamespace())
+              .withName(w.pod().getMetadata().getName())
+              .get();
+      if (current == null || !w.uid().equals(current.getMetadata().getUid())) {
+        return;
+      }
+    }
+    try {
+      Pod update = Serialization.clone(current);
+      update.setStatus(status);
+      client.pods().resource(update).updateStatus();
+      written.put(w.uid(), json);
+    } catch (KubernetesClientException e) {
+      LOG.debug("status of {} not written: {}", w.key(), e.getMessage());
+      synchronized (dirty) {
+        dirty.add(w.uid());
+      }
+    }
+  }
+
+  /** Stops every pod and waits for its processes to end. */
+  @Override
+  public void close() {
+    synchronized (this) {
+      closed = true;
+    }
+    if (podInformer != null) {
+      podInformer.close();
+    }
+    if (serviceInformer != null) {
+      serviceInformer.close();
+    }
+    List<PodWorker> all = new ArrayList<>(workers.values());
+    all.forEach(PodWorker::requestStop);
+    for (PodWorker w : all) {
+      try {
+        w.awaitTermination(config.maxGracePeriod().plusSeconds(15));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    synchronized (dirty) {
+      dirty.notifyAll();
+    }
+    scheduler.shutdownNow();
+    dns.close();
+    if (dnsAddress != null) {
+      addresses.release(dnsAddress);
+    }
+  }
+
+  private static final class Handler<T> implements ResourceEventHandler<T> {
+    private final Runnable onChange;
+
+    Handler(Runnable onChange) {
+      this.onChange = onChange;
+    }
+
+    @Override
+    public void onAdd(T obj) {
+      onChange.run();
+    }
+
+    @Override
+    public void onUpdate(T oldObj, T newObj) {
+      onChange.run();
+    }
+
+    @Override
+    public void onDelete(T obj, boolean deletedFinalStateUnknown) {
+      onChange.run();
+    }
+  }
+}

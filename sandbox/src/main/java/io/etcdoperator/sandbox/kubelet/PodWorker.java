@@ -1,0 +1,507 @@
+package io.etcdoperator.sandbox.kubelet;
+
+import io.etcdoperator.sandbox.process.ProcessLauncher;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ContainerStatus;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodCondition;
+import io.fabric8.kubernetes.api.model.PodConditionBuilder;
+import io.fabric8.kubernetes.api.model.PodIP;
+import io.fabric8.kubernetes.api.model.PodStatus;
+import io.fabric8.kubernetes.api.model.PodStatusBuilder;
+import io.fabric8.kubernetes.api.model.Probe;
+import io.fabric8.kubernetes.api.model.VolumeMount;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ScheduledExecutorService;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One pod (one uid) on the sandbox's node, from admission to termination, on its own thread.
+ *
+ * <p>Start: wait until no earlier pod of the same namespace and name still has processes (a pod
+ * deleted and recreated under its name never overlaps its predecessor on the same volume); take a
+ * fresh address; prepare the volumes (see {@link Volumes}); publish the pod's address to the
+ * sandbox's DNS; then run every container with a {@link ContainerRunner}. Stop: stop the containers
+ * (SIGTERM, SIGKILL after the grace period), withdraw the address from DNS, release it and delete
+ * the pod's own directory (emptyDir volumes die with the pod; PVC directories stay).
+ *
+ * <p>Status: phase (Pending until every container has started once; Running while any runs or will
+ * restart; Succeeded or Failed when all have exited for good), podIP, the conditions PodScheduled,
+ * Initialized, ContainersReady and Ready, and every container's status. The kubelet writes it to
+ * the API whenever it changes.
+ */
+final class PodWorker {
+  private static final Logger LOG = LoggerFactory.getLogger(PodWorker.class);
+
+  private final Kubelet kubelet;
+  private final Pod pod;
+  private final String key;
+  private final Thread thread;
+  private final CountDownLatch stopRequested = new CountDownLatch(1);
+  private final CountDownLatch terminated = new CountDownLatch(1);
+  private final Instant created = Instant.now();
+  private final Map<String, ContainerRunner> runners = new LinkedHashMap<>();
+  private final Map<String, ContainerRunner> initRunners = new LinkedHashMap<>();
+  private volatile String podIp;
+  private volatile Volumes volumes;
+  private volatile String pendingReason = "ContainerCreating";
+  private volatile String pendingMessage;
+  private volatile boolean stopping;
+  private final Map<String, String> transitions = new LinkedHashMap<>();
+  private final Object hold = new Object();
+  private boolean held;
+
+  PodWorker(Kubelet kubelet, Pod pod) {
+    this.kubelet = kubelet;
+    this.pod = pod;
+    this.key = pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName();
+    this.thread = new Thread(this::run, "pod-" + key);
+    this.thread.setDaemon(true);
+  }
+
+  String key() {
+    return key;
+  }
+
+  String uid() {
+    return pod.getMetadata().getUid();
+  }
+
+  Pod pod() {
+    return pod;
+  }
+
+  String podIp() {
+    return podIp;
+  }
+
+  void start() {
+    thread.start();
+  }
+
+  /** Asks the pod to stop; returns at once. */
+  void requestStop() {
+    stopping = true;
+    stopRequested.countDown();
+  }
+
+  boolean isTerminated() {
+    return terminated.getCount() == 0;
+  }
+
+  /** Waits until every process of the pod is gone. */
+  boolean awaitTermination(Duration timeout) throws InterruptedException {
+    return terminated.await(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+  }
+
+  boolean stopping() {
+    return stopping;
+  }
+
+  ContainerRunner container(String name) {
+    synchronized (runners) {
+      if (name == null) {
+        return runners.values().stream().findFirst().orElse(null);
+      }
+      return runners.get(name);
+    }
+  }
+
+  List<ContainerRunner> containers() {
+    synchronized (runners) {
+      return new ArrayList<>(runners.values());
+    }
+  }
+
+  Volumes volumes() {
+    return volumes;
+  }
+
+  private void run() {
+    try {
+      if (!kubelet.awaitPredecessor(this)) {
+        return;
+      }
+      while (!stopping) {
+        try {
+          volumes = Volumes.prepare(kubelet, pod);
+          break;
+        } catch (Volumes.NotReady e) {
+          pendingReason = "ContainerCreating";
+          pendingMessage = e.getMessage();
+          changed();
+          if (stopRequested.await(100, java.util.concurrent.TimeUnit.MILLISECONDS)) {
+            return;
+          }
+        }
+      }
+      if (stopping) {
+        return;
+      }
+      podIp = kubelet.addresses().acquire();
+      kubelet.dns().refresh();
+      if (!runInitContainers()) {
+        stopRequested.await();
+        return;
+      }
+      synchronized (runners) {
+        for (Container c : pod.getSpec().getContainers()) {
+          runners.put(c.getName(), new ContainerRunner(this, c));
+        }
+        if (!stopping) {
+          runners.values().forEach(ContainerRunner::start);
+        }
+      }
+      changed();
+      stopRequested.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("pod {} failed to start", key, e);
+      pendingReason = "CreatePodSandboxError";
+      pendingMessage = String.valueOf(e.getMessage());
+      changed();
+      try {
+        stopRequested.await();
+      } catch (InterruptedException ie) {
+        Thread.currentThread().interrupt();
+      }
+    } finally {
+      shutdown();
+    }
+  }
+
+  /**
+   * Runs the init containers one after the other, each to a successful exit; false when one failed
+   * for good (restartPolicy Never) or the pod was stopped meanwhile.
+   */
+  private boolean runInitContainers() throws InterruptedException {
+    List<Container> inits =
+        pod.getSpec().getInitContainers() == null ? List.of() : pod.getSpec().getInitContainers();
+    for (Container c : inits) {
+      ContainerRunner r = new ContainerRunner(this, c, true);
+      synchronized (runners) {
+        if (stopping) {
+          return false;
+        }
+        initRunners.put(c.getName(), r);
+        r.start();
+      }
+      changed();
+      while (r.isAlive()) {
+        if (stopRequested.await(100, java.util.concurrent.TimeUnit.MILLISECONDS)) {
+          return false;
+        }
+      }
+      if (!r.succeeded()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private List<ContainerRunner> initContainers() {
+    synchronized (runners) {
+      return new ArrayList<>(initRunners.values());
+    }
+  }
+
+  private void shutdown() {
+    Duration grace = Duration.ofSeconds(graceSeconds(null));
+    for (ContainerRunner r : initContainers()) {
+      try {
+        r.stop(grace);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    for (ContainerRunner r : containers()) {
+      try {
+        r.stop(grace);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    String ip = podIp;
+    podIp = null;
+    kubelet.dns().refresh();
+    if (ip != null) {
+      kubelet.addresses().release(ip);
+    }
+    if (volumes != null) {
+      volumes.deletePodDirectory();
+    }
+    terminated.countDown();
+    kubelet.terminated(this);
+  }
+
+  /**
+   * Kills every container and keeps them down while each claim directory of the pod is emptied;
+   * then lets them restart. Returns the claims wiped.
+   */
+  List<String> wipeClaims() {
+    Volumes v = volumes;
+    if (v == null) {
+      throw new IllegalArgumentException("pod " + key + " has no volumes yet");
+    }
+    synchronized (hold) {
+      held = true;
+    }
+    try {
+      containers().forEach(ContainerRunner::kill);
+      long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+      while (containers().stream().anyMatch(ContainerRunner::running)
+          && System.nanoTime() < deadline) {
+        Thread.sleep(20);
+      }
+      if (containers().stream().anyMatch(ContainerRunner::running)) {
+        throw new IllegalStateException("containers of " + key + " did not stop");
+      }
+      for (Path dir : v.claims().values()) {
+        Volumes.emptyDirectory(dir);
+      }
+      return new ArrayList<>(v.claims().keySet());
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted");
+    } finally {
+      synchronized (hold) {
+        held = false;
+        hold.notifyAll();
+      }
+    }
+  }
+
+  /** Blocks a restart while {@link #wipeClaims()} runs. */
+  void awaitNotHeld() {
+    synchronized (hold) {
+      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+      while (held && !stopping && System.nanoTime() < deadline) {
+        try {
+          hold.wait(100);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return;
+        }
+      }
+    }
+  }
+
+  // --- services for ContainerRunner ---
+
+  ContainerConfig resolve(Container c) throws ContainerConfig.ConfigError {
+    ContainerConfig cfg =
+        ContainerConfig.resolve(pod, c, podIp, kubelet.config().etcdBinary(), kubelet.objects());
+    if (cfg.etcd()) {
+      List<String> args = ListenUrls.rewriteArgs(cfg.argv().subList(1, cfg.argv().size()), podIp);
+      Map<String, String> env = new LinkedHashMap<>(cfg.env());
+      ListenUrls.rewriteEnv(env, args, podIp);
+      List<String> argv = new ArrayList<>();
+      argv.add(cfg.argv().get(0));
+      argv.addAll(args);
+      return new ContainerConfig(argv, env, true);
+    }
+    return cfg;
+  }
+
+  Process launch(Container c, ContainerConfig cfg) throws IOException {
+    List<ProcessLauncher.Mount> mounts = new ArrayList<>();
+    if (c.getVolumeMounts() != null) {
+      for (VolumeMount m : c.getVolumeMounts()) {
+        mounts.add(volumes.mount(m));
+      }
+    }
+    String hostname =
+        pod.getSpec().getHostname() != null
+            ? pod.getSpec().getHostname()
+            : pod.getMetadata().getName();
+    return ProcessLauncher.start(
+        new ProcessLauncher.Spec(
+            cfg.argv(),
+            cfg.env(),
+            hostname,
+            kubelet.dns().podHostsFile(this),
+            kubelet.dns().resolvConf(this),
+            mounts,
+            c.getWorkingDir(),
+            logFile(c),
+            kubelet.config().tag()));
+  }
+
+  Path logFile(Container c) {
+    return kubelet
+        .config()
+        .logDir()
+        .resolve(
+            pod.getMetadata().getNamespace()
+                + "_"
+                + pod.getMetadata().getName()
+                + "_"
+                + c.getName()
+                + ".log");
+  }
+
+  boolean shouldRestart(int exitCode) {
+    String policy = pod.getSpec().getRestartPolicy();
+    if ("Never".equals(policy)) {
+      return false;
+    }
+    if ("OnFailure".equals(policy)) {
+      return exitCode != 0;
+    }
+    return true;
+  }
+
+  Duration backoff(int failures) {
+    Duration d = kubelet.config().restartBackoff();
+    for (int i = 1; i < failures && d.compareTo(kubelet.config().maxRestartBackoff()) < 0; i++) {
+      d = d.multipliedBy(2);
+    }
+    return d.compareTo(kubelet.config().maxRestartBackoff()) > 0
+        ? kubelet.config().maxRestartBackoff()
+        : d;
+  }
+
+  Duration grace(Probe probe) {
+    return Duration.ofSeconds(graceSeconds(probe));
+  }
+
+  private long graceSeconds(Probe probe) {
+    Long g =
+        probe != null && probe.getTerminationGracePeriodSeconds() != null
+            ? probe.getTerminationGracePeriodSeconds()
+            : pod.getSpec().getTerminationGracePeriodSeconds();
+    long seconds = g == null ? 30 : g;
+    return Math.min(seconds, kubelet.config().maxGracePeriod().toSeconds());
+  }
+
+  ScheduledExecutorService scheduler() {
+    return kubelet.scheduler();
+  }
+
+  Prober prober() {
+    return kubelet.prober();
+  }
+
+  void changed() {
+    kubelet.podChanged(this);
+  }
+
+  // --- status ---
+
+  PodStatus status() {
+    List<ContainerStatus> statuses = new ArrayList<>();
+    boolean allStartedOnce = true;
+    boolean anyRunning = false;
+    boolean allReady = true;
+    boolean allFinished = true;
+    boolean anyFailed = false;
+    List<ContainerRunner> rs = containers();
+    for (ContainerRunner r : rs) {
+      ContainerStatus s = r.status();
+      statuses.add(s);
+      boolean everStarted =
+          s.getState().getRunning() != null
+              || s.getState().getTerminated() != null
+              || s.getLastState().getTerminated() != null;
+      allStartedOnce &= everStarted;
+      anyRunning |= s.getState().getRunning() != null;
+      allReady &= Boolean.TRUE.equals(s.getReady());
+      allFinished &= r.finished();
+      anyFailed |=
+          s.getState().getTerminated() != null && s.getState().getTerminated().getExitCode() != 0;
+    }
+    if (rs.isEmpty()) {
+      allStartedOnce = false;
+      allReady = false;
+      allFinished = false;
+      for (Container c : pod.getSpec().getContainers()) {
+        statuses.add(
+            new io.fabric8.kubernetes.api.model.ContainerStatusBuilder()
+                .withName(c.getName())
+                .withImage(c.getImage())
+                .withReady(false)
+                .withRestartCount(0)
+                .withStarted(false)
+                .withNewState()
+                .withNewWaiting()
+                .withReason(pendingReason)
+                .withMessage(pendingMessage)
+                .endWaiting()
+                .endState()
+                .build());
+      }
+    }
+    List<ContainerStatus> initStatuses = new ArrayList<>();
+    int inits =
+        pod.getSpec().getInitContainers() == null ? 0 : pod.getSpec().getInitContainers().size();
+    boolean initialized = true;
+    boolean initFailed = false;
+    for (ContainerRunner r : initContainers()) {
+      initStatuses.add(r.status());
+      initialized &= r.succeeded();
+      initFailed |= r.finished() && !r.succeeded();
+    }
+    initialized &= initStatuses.size() == inits;
+    String phase;
+    if (initFailed) {
+      phase = "Failed";
+    } else if (!initialized) {
+      phase = "Pending";
+    } else if (allFinished) {
+      phase = anyFailed ? "Failed" : "Succeeded";
+    } else if (allStartedOnce || anyRunning) {
+      phase = "Running";
+    } else {
+      phase = "Pending";
+    }
+    boolean ready = allReady && !rs.isEmpty() && !allFinished;
+    List<PodCondition> conditions = new ArrayList<>();
+    conditions.add(condition("PodScheduled", true, null));
+    conditions.add(
+        condition("Initialized", initialized, initialized ? null : "ContainersNotInitialized"));
+    conditions.add(condition("ContainersReady", ready, ready ? null : "ContainersNotReady"));
+    conditions.add(condition("Ready", ready, ready ? null : "ContainersNotReady"));
+    String ip = podIp;
+    return new PodStatusBuilder()
+        .withPhase(phase)
+        .withPodIP(ip)
+        .withPodIPs(ip == null ? List.of() : List.of(new PodIP(ip)))
+        .withHostIP("127.0.0.1")
+        .withStartTime(created.toString())
+        .withQosClass("BestEffort")
+        .withConditions(conditions)
+        .withContainerStatuses(statuses)
+        .withInitContainerStatuses(initStatuses)
+        .build();
+  }
+
+  private PodCondition condition(String type, boolean value, String reason) {
+    String status = value ? "True" : "False";
+    String since;
+    synchronized (transitions) {
+      String previous = transitions.get(type);
+      if (previous == null || !previous.startsWith(status + "@")) {
+        transitions.put(type, status + "@" + Instant.now());
+      }
+      since = transitions.get(type).substring(status.length() + 1);
+    }
+    return new PodConditionBuilder()
+        .withType(type)
+        .withStatus(status)
+        .withReason(reason)
+        .withLastTransitionTime(since)
+        .build();
+  }
+}

@@ -1,0 +1,135 @@
+package io.etcdoperator.sandbox.process;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Starts a container's process the way the sandbox isolates pods: in its own session and process
+ * group ({@code setsid}), killed if the JVM thread that started it dies ({@code setpriv --pdeathsig
+ * KILL}), in its own mount and UTS namespaces ({@code unshare --mount --uts}), where a small shell
+ * script bind-mounts the pod's hosts file on {@code /etc/hosts}, the sandbox's {@code resolv.conf}
+ * on {@code /etc/resolv.conf}, each volume on its mount path, sets the hostname to the pod's,
+ * changes to the working directory and then {@code exec}s the command, so that the process id
+ * returned is the container's main process and its process group id.
+ *
+ * <p>The environment is exactly the container's (plus PATH if unset and the sandbox's tag), not the
+ * JVM's.
+ */
+public final class ProcessLauncher {
+  /** A bind mount into the container. */
+  public record Mount(Path source, String target, boolean readOnly) {}
+
+  /** Everything needed to start one container process. */
+  public record Spec(
+      List<String> argv,
+      Map<String, String> env,
+      String hostname,
+      Path hostsFile,
+      Path resolvConf,
+      List<Mount> mounts,
+      String workingDir,
+      Path logFile,
+      String tag) {}
+
+  /** The setup script's {@code $0}: while a process's arguments contain it, its setup runs. */
+  static final String SETUP_MARKER = "sandbox-container-setup";
+
+  private ProcessLauncher() {}
+
+  /** Starts the process; the caller's thread should live as long as the process does. */
+  public static Process start(Spec spec) throws IOException {
+    StringBuilder script = new StringBuilder("set -e\n");
+    script.append("mount --bind ").append(q(spec.hostsFile().toString())).append(" /etc/hosts\n");
+    script
+        .append("mount --bind ")
+        .append(q(spec.resolvConf().toString()))
+        .append(" /etc/resolv.conf\n");
+    script.append("hostname ").append(q(spec.hostname())).append('\n');
+    for (Mount m : spec.mounts()) {
+      String target = q(m.target());
+      if (Files.isDirectory(m.source())) {
+        script.append("mkdir -p ").append(target).append('\n');
+      } else {
+        script.append("mkdir -p \"$(dirname ").append(target).append(")\"; [ -e ").append(target);
+        script.append(" ] || : > ").append(target).append('\n');
+      }
+      script
+          .append("mount --bind ")
+          .append(q(m.source().toString()))
+          .append(' ')
+          .append(target)
+          .append('\n');
+      if (m.readOnly()) {
+        script.append("mount -o remount,bind,ro ").append(target).append('\n');
+      }
+    }
+    if (spec.workingDir() != null && !spec.workingDir().isEmpty()) {
+      script.append("cd ").append(q(spec.workingDir())).append('\n');
+    }
+    script.append("exec \"$@\"\n");
+
+    List<String> cmd = new ArrayList<>();
+    cmd.add("setsid");
+    cmd.add("setpriv");
+    cmd.add("--pdeathsig");
+    cmd.add("KILL");
+    cmd.add("unshare");
+    cmd.add("--mount");
+    cmd.add("--uts");
+    cmd.add("--propagation");
+    cmd.add("private");
+    cmd.add("/bin/sh");
+    cmd.add("-c");
+    cmd.add(script.toString());
+    cmd.add(SETUP_MARKER);
+    cmd.addAll(spec.argv());
+
+    ProcessBuilder pb = new ProcessBuilder(cmd);
+    Map<String, String> env = pb.environment();
+    env.clear();
+    env.put("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
+    env.put("HOSTNAME", spec.hostname());
+    env.putAll(spec.env());
+    env.put(ProcessSweeper.TAG_VARIABLE, spec.tag());
+    Files.createDirectories(spec.logFile().toAbsolutePath().getParent());
+    pb.redirectErrorStream(true);
+    pb.redirectOutput(ProcessBuilder.Redirect.appendTo(spec.logFile().toFile()));
+    pb.redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+    return pb.start();
+  }
+
+  /**
+   * Waits until the process has finished its setup and exec'd the container's command (the setup
+   * marker is gone from its arguments; the command may have exec'd further since), so that its
+   * namespaces and mounts are in place; false if it exited or did not get there within the timeout.
+   */
+  public static boolean awaitExec(Process p, java.time.Duration timeout) {
+    Path cmdline = Path.of("/proc", String.valueOf(p.pid()), "cmdline");
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (p.isAlive() && System.nanoTime() < deadline) {
+      try {
+        String args =
+            new String(Files.readAllBytes(cmdline), java.nio.charset.StandardCharsets.UTF_8);
+        if (!args.isEmpty() && !List.of(args.split("\0")).contains(SETUP_MARKER)) {
+          return true;
+        }
+        Thread.sleep(5);
+      } catch (IOException e) {
+        return false;
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return false;
+      }
+    }
+    return false;
+  }
+
+  /** Single-quotes a string for sh. */
+  static String q(String s) {
+    return "'" + s.replace("'", "'\\''") + "'";
+  }
+}

@@ -1,0 +1,163 @@
+package io.etcdoperator.sandbox;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The machine's kubectl against a sandbox, through {@code <dir>/kubeconfig}. */
+class KubectlIT {
+  @TempDir static Path dir;
+  static Sandbox sandbox;
+
+  record Result(int code, String out) {}
+
+  @BeforeAll
+  static void start() {
+    assumeTrue(Files.isExecutable(Path.of("/usr/bin/kubectl")), "kubectl is not installed");
+    sandbox = SandboxFixture.start(dir);
+  }
+
+  @AfterAll
+  static void stop() {
+    if (sandbox != null) {
+      sandbox.close();
+    }
+  }
+
+  static Result kubectl(String... args) throws IOException, InterruptedException {
+    List<String> cmd =
+        new ArrayList<>(
+            List.of("/usr/bin/kubectl", "--kubeconfig", sandbox.config().kubeconfig().toString()));
+    cmd.addAll(List.of(args));
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    if (!p.waitFor(60, TimeUnit.SECONDS)) {
+      p.destroyForcibly();
+      throw new IOException("kubectl timed out: " + cmd);
+    }
+    return new Result(
+        p.exitValue(), new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
+  }
+
+  static Path file(String name, String yaml) throws IOException {
+    Path f = dir.resolve(name);
+    Files.writeString(f, yaml);
+    return f;
+  }
+
+  static void ok(Result r) {
+    assertThat(r.code()).as(r.out()).isZero();
+  }
+
+  @Test
+  void etcdClustersCanBeCreatedAppliedScaledPatchedAndDeleted() throws Exception {
+    String manifest =
+        "apiVersion: etcd.aenix.io/v1alpha1\nkind: EtcdCluster\nmetadata:\n  name: test\n  namespace: default\nspec:\n  replicas: 3\n";
+    ok(kubectl("create", "-f", file("c.yaml", manifest).toString()));
+    assertThat(kubectl("get", "etcdclusters").out()).contains("test").contains("REPLICAS");
+    assertThat(kubectl("get", "etcd", "test", "-o", "jsonpath={.spec.replicas}").out())
+        .isEqualTo("3");
+    ok(
+        kubectl(
+            "apply",
+            "-f",
+            file("c5.yaml", manifest.replace("replicas: 3", "replicas: 5")).toString()));
+    assertThat(kubectl("get", "etcdcluster", "test", "-o", "jsonpath={.spec.replicas}").out())
+        .isEqualTo("5");
+    ok(kubectl("scale", "etcdcluster", "test", "--replicas=4"));
+    assertThat(kubectl("get", "etcdcluster", "test", "-o", "jsonpath={.spec.replicas}").out())
+        .isEqualTo("4");
+    ok(
+        kubectl(
+            "patch", "etcdcluster", "test", "--type=merge", "-p", "{\"spec\":{\"replicas\":3}}"));
+    assertThat(kubectl("get", "etcdcluster", "test", "-o", "jsonpath={.spec.replicas}").out())
+        .isEqualTo("3");
+    ok(kubectl("delete", "etcdcluster", "test"));
+    assertThat(kubectl("get", "etcdclusters").out()).contains("No resources found");
+  }
+
+  @Test
+  void podsCanBeAppliedListedLoggedPatchedAndDeleted() throws Exception {
+    String pod =
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: hello\n  namespace: default\n  labels: {app: hello}\n"
+            + "spec:\n  containers:\n  - name: main\n    image: busybox\n    command: [/bin/sh, -c, 'echo hello from the sandbox; exec sleep 3600']\n";
+    ok(kubectl("apply", "-f", file("p.yaml", pod).toString()));
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .pollInterval(Duration.ofMillis(200))
+        .untilAsserted(
+            () ->
+                assertThat(kubectl("get", "pod", "hello", "-o", "jsonpath={.status.phase}").out())
+                    .isEqualTo("Running"));
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(
+            () ->
+                assertThat(kubectl("get", "pods").out())
+                    .contains("READY", "STATUS", "RESTARTS")
+                    .containsPattern("hello\\s+1/1\\s+Running\\s+0"));
+    assertThat(kubectl("get", "pods", "-o", "wide").out()).contains("IP").contains("127.2");
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(
+            () -> assertThat(kubectl("logs", "hello").out()).contains("hello from the sandbox"));
+    ok(
+        kubectl(
+            "apply",
+            "-f",
+            file("p2.yaml", pod.replace("{app: hello}", "{app: hello, tier: web}")).toString()));
+    assertThat(kubectl("get", "pod", "hello", "-o", "jsonpath={.metadata.labels.tier}").out())
+        .isEqualTo("web");
+    assertThat(
+            kubectl("get", "pod", "hello", "-o", "jsonpath={.spec.containers[0].command[0]}").out())
+        .isEqualTo("/bin/sh");
+    ok(kubectl("patch", "pod", "hello", "-p", "{\"metadata\":{\"annotations\":{\"note\":\"x\"}}}"));
+    assertThat(kubectl("get", "pod", "hello", "-o", "jsonpath={.metadata.annotations.note}").out())
+        .isEqualTo("x");
+    ok(kubectl("delete", "pod", "hello"));
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(() -> sandbox.kubelet().pod("default", "hello") == null);
+  }
+
+  @Test
+  void statefulSetsCanBeScaled() throws Exception {
+    sandbox
+        .client()
+        .apps()
+        .statefulSets()
+        .resource(Manifests.statefulSet("web", 1, Manifests.shell("main", "exec sleep 3600")))
+        .create();
+    ok(kubectl("scale", "statefulset", "web", "--replicas=2"));
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .pollInterval(Duration.ofMillis(200))
+        .untilAsserted(
+            () ->
+                assertThat(
+                        kubectl("get", "sts", "web", "-o", "jsonpath={.status.readyReplicas}")
+                            .out())
+                    .isEqualTo("2"));
+    assertThat(kubectl("get", "pvc").out()).contains("data-web-0", "data-web-1");
+  }
+
+  @Test
+  void whatTheSandboxDoesNotServeIsSaidPlainly() throws Exception {
+    Result exec = kubectl("exec", "nope", "--", "true");
+    assertThat(exec.code()).isNotZero();
+    assertThat(kubectl("api-resources").out())
+        .contains("etcdclusters", "etcd", "etcd.aenix.io/v1alpha1", "statefulsets", "pods");
+  }
+}

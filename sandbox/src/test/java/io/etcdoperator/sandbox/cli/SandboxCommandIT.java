@@ -1,0 +1,237 @@
+package io.etcdoperator.sandbox.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.etcdoperator.sandbox.OperatorLauncher;
+import io.etcdoperator.sandbox.Sandbox;
+import io.etcdoperator.sandbox.SandboxConfig;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/** The {@code sandbox} command and its {@code fault} verbs. */
+class SandboxCommandIT {
+  @TempDir Path dir;
+
+  record Run(int code, String out, String err) {}
+
+  static Run run(Object command, String... args) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    PrintStream o = System.out;
+    PrintStream e = System.err;
+    try {
+      System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+      System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+      int code = new CommandLine(command).execute(args);
+      return new Run(
+          code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    } finally {
+      System.setOut(o);
+      System.setErr(e);
+    }
+  }
+
+  /** A command whose output is captured. */
+  record Captured(SandboxCommand command, ByteArrayOutputStream sink) {
+    int execute(String... args) {
+      return new CommandLine(command).execute(args);
+    }
+
+    @Override
+    public String toString() {
+      return sink.toString(StandardCharsets.UTF_8);
+    }
+  }
+
+  static Captured command() {
+    ByteArrayOutputStream sink = new ByteArrayOutputStream();
+    PrintStream ps = new PrintStream(sink, true, StandardCharsets.UTF_8);
+    return new Captured(new SandboxCommand(OperatorLauncher.NONE, ps, ps), sink);
+  }
+
+  @Test
+  void untilReadyExitsZeroWhenEveryPodIsReadyAndPrintsProgress() throws Exception {
+    Path manifest = dir.resolve("pods.yaml");
+    Files.writeString(
+        manifest,
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: one, namespace: default}\n"
+            + "spec:\n  containers:\n  - {name: main, image: busybox, command: [/bin/sh, -c, 'exec sleep 3600']}\n");
+    Captured cmd = command();
+    int code =
+        cmd.execute(
+            "-f",
+            manifest.toString(),
+            "--dir",
+            dir.resolve("state").toString(),
+            "--until-ready",
+            "--timeout",
+            "60s");
+    assertThat(code).as(cmd.toString()).isZero();
+    assertThat(cmd.toString())
+        .contains("applied Pod default/one", "pod default/one: Running, ready");
+    assertThat(dir.resolve("state/kubeconfig")).exists();
+  }
+
+  @Test
+  void untilReadyFailsWithTheReasonAfterTheTimeout() {
+    Captured cmd = command();
+    int code =
+        cmd.execute("--dir", dir.resolve("state").toString(), "--until-ready", "--timeout", "3s");
+    assertThat(code).isEqualTo(1);
+    assertThat(cmd.toString())
+        .contains("applied EtcdCluster default/test")
+        .contains(
+            "not ready after 3s: default/test: no Ready condition in its status yet (is the operator running?)");
+  }
+
+  @Test
+  void anUnreadableManifestIsOneSentence() {
+    Captured cmd = command();
+    int code =
+        cmd.execute(
+            "-f",
+            dir.resolve("missing.yaml").toString(),
+            "--dir",
+            dir.resolve("state").toString(),
+            "--until-ready");
+    assertThat(code).isEqualTo(2);
+    assertThat(cmd.toString())
+        .contains("sandbox: cannot read manifest")
+        .doesNotContain("Exception");
+  }
+
+  @Test
+  void faultVerbsReachARunningSandbox() throws Exception {
+    Path state = dir.resolve("state");
+    try (Sandbox sandbox =
+        Sandbox.start(
+            SandboxConfig.defaults(state)
+                .withRestartBackoff(Duration.ofMillis(500), Duration.ofSeconds(2)),
+            OperatorLauncher.NONE)) {
+      sandbox
+          .client()
+          .pods()
+          .resource(
+              new PodBuilder()
+                  .withNewMetadata()
+                  .withName("victim")
+                  .withNamespace("default")
+                  .endMetadata()
+                  .withNewSpec()
+                  .addNewContainer()
+                  .withName("main")
+                  .withImage("busybox")
+                  .withCommand("/bin/sh", "-c", "exec sleep 3600")
+                  .endContainer()
+                  .endSpec()
+                  .build())
+          .create();
+      await()
+          .atMost(Duration.ofSeconds(20))
+          .until(
+              () ->
+                  sandbox.kubelet().pod("default", "victim") != null
+                      && sandbox.kubelet().pod("default", "victim").pid(null) > 0);
+      long pid = sandbox.kubelet().pod("default", "victim").pid(null);
+
+      Run kill = run(new FaultCommand(), "kill", "victim", "--dir", state.toString());
+      assertThat(kill.code()).as(kill.err()).isZero();
+      await()
+          .atMost(Duration.ofSeconds(20))
+          .until(
+              () ->
+                  sandbox.kubelet().pod("default", "victim").pid(null) > 0
+                      && sandbox.kubelet().pod("default", "victim").pid(null) != pid);
+
+      assertThat(run(new FaultCommand(), "freeze", "victim", "--dir", state.toString()).code())
+          .isZero();
+      long frozen = sandbox.kubelet().pod("default", "victim").pid(null);
+      String stat = Files.readString(Path.of("/proc", String.valueOf(frozen), "stat"));
+      assertThat(stat.substring(stat.lastIndexOf(')') + 2).charAt(0)).isEqualTo('T');
+      assertThat(run(new FaultCommand(), "thaw", "victim", "--dir", state.toString()).code())
+          .isZero();
+      assertThat(run(new FaultCommand(), "operator", "stop", "--dir", state.toString()).out())
+          .contains("operator stopping");
+      await().atMost(Duration.ofSeconds(10)).until(() -> !sandbox.operatorRunning());
+      assertThat(run(new FaultCommand(), "operator", "start", "--dir", state.toString()).out())
+          .contains("operator starting");
+      await().atMost(Duration.ofSeconds(10)).until(sandbox::operatorRunning);
+
+      Run missing = run(new FaultCommand(), "kill", "nobody", "--dir", state.toString());
+      assertThat(missing.code()).isEqualTo(1);
+      assertThat(missing.err()).contains("no running pod default/nobody");
+
+      assertThat(run(new FaultCommand(), "delete", "victim", "--dir", state.toString()).code())
+          .isZero();
+      await()
+          .atMost(Duration.ofSeconds(20))
+          .until(
+              () ->
+                  sandbox.client().pods().inNamespace("default").withName("victim").get() == null);
+    }
+    Run stopped = run(new FaultCommand(), "kill", "victim", "--dir", state.toString());
+    assertThat(stopped.code()).isEqualTo(2);
+    assertThat(stopped.err()).contains("is not running");
+    Run nowhere =
+        run(new FaultCommand(), "kill", "victim", "--dir", dir.resolve("nothing").toString());
+    assertThat(nowhere.err()).contains("no sandbox in");
+  }
+
+  @Test
+  void withoutRootItSaysSoInOneSentence() throws Exception {
+    Path jar = Path.of("target", "etcd-operator.jar").toAbsolutePath();
+    assumeTrue(Files.exists(jar), "the launcher jar is built in the package phase");
+    Path open =
+        Files.createTempDirectory(
+            "sandbox-noroot",
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxrwxrwx")));
+    try {
+      Files.setPosixFilePermissions(open, PosixFilePermissions.fromString("rwxrwxrwx"));
+      Path copy =
+          Files.copy(jar, open.resolve("etcd-operator.jar"), StandardCopyOption.REPLACE_EXISTING);
+      Files.setPosixFilePermissions(copy, PosixFilePermissions.fromString("rw-r--r--"));
+      Process p =
+          new ProcessBuilder(
+                  "setpriv",
+                  "--reuid=65534",
+                  "--regid=65534",
+                  "--clear-groups",
+                  Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                  "-jar",
+                  copy.toString(),
+                  "sandbox",
+                  "--dir",
+                  open.resolve("state").toString(),
+                  "--until-ready",
+                  "--timeout",
+                  "5s")
+              .redirectErrorStream(true)
+              .start();
+      assertThat(p.waitFor(120, TimeUnit.SECONDS)).isTrue();
+      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      assertThat(p.exitValue()).as(out).isEqualTo(2);
+      assertThat(out)
+          .contains("The sandbox needs root")
+          .contains("run it as root.")
+          .doesNotContain("Exception")
+          .doesNotContain("\tat ");
+    } finally {
+      try (var s = Files.walk(open)) {
+        s.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+      }
+    }
+  }
+}
