@@ -75,7 +75,9 @@ final class ObjectWriter {
     if (desired instanceof StatefulSet d && live instanceof StatefulSet l) {
       var ds = d.getSpec();
       var ls = l.getSpec();
-      if (!Objects.equals(ds.getVolumeClaimTemplates(), ls.getVolumeClaimTemplates())) {
+      if (!Objects.equals(
+          claimRequests(ds.getVolumeClaimTemplates()),
+          claimRequests(ls.getVolumeClaimTemplates()))) {
         LOG.warn(
             "StatefulSet {}: the claim template cannot change on a running StatefulSet; existing"
                 + " claims keep their size and class",
@@ -87,6 +89,27 @@ final class ObjectWriter {
       ds.setPodManagementPolicy(ls.getPodManagementPolicy());
     }
     return desired;
+  }
+
+  /** What a user can mean to change in claim templates: class, access modes, size. */
+  private static java.util.List<String> claimRequests(
+      java.util.List<io.fabric8.kubernetes.api.model.PersistentVolumeClaim> templates) {
+    if (templates == null) {
+      return java.util.List.of();
+    }
+    return templates.stream()
+        .map(
+            t ->
+                t.getMetadata().getName()
+                    + " "
+                    + t.getSpec().getStorageClassName()
+                    + " "
+                    + t.getSpec().getAccessModes()
+                    + " "
+                    + (t.getSpec().getResources() == null
+                        ? null
+                        : t.getSpec().getResources().getRequests()))
+        .toList();
   }
 
   /** Annotations under the operator's prefix are the operator's: only the desired ones stay. */

@@ -128,6 +128,28 @@ final class Progress {
   private void printEndpoints(String ns, String name) {
     String service = name + "." + ns + ".svc";
     List<String> ips = sandbox.kubelet().dns().records().getOrDefault(service, List.of());
+    if (ips.isEmpty()) {
+      // The operator's Ready comes from etcd itself, often before the kubelet's readiness probes
+      // have put the members behind the Service: the member pods' own addresses serve as well.
+      ips =
+          sandbox
+              .client()
+              .pods()
+              .inNamespace(ns)
+              .withLabel("app.kubernetes.io/instance", name)
+              .list()
+              .getItems()
+              .stream()
+              .filter(p -> p.getStatus() != null && p.getStatus().getPodIP() != null)
+              .filter(
+                  p ->
+                      p.getMetadata()
+                          .getName()
+                          .matches(java.util.regex.Pattern.quote(name) + "-\\d+"))
+              .map(p -> p.getStatus().getPodIP())
+              .sorted()
+              .toList();
+    }
     List<String> urls = ips.stream().map(ip -> "http://" + ip + ":2379").toList();
     out.println("etcdcluster " + key(ns, name) + " is Ready.");
     out.println("  client endpoints: " + String.join(",", urls));
