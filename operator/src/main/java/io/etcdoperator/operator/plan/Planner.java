@@ -77,7 +77,13 @@ public final class Planner {
   public static final Duration READY_RESYNC = Duration.ofSeconds(5);
 
   /** How often to look while something is pending. */
-  public static final Duration PENDING_RESYNC = Duration.ofSeconds(2);
+  public static final Duration PENDING_RESYNC = Duration.ofSeconds(1);
+
+  /**
+   * How often to look while members run but have not formed the cluster yet: they form in well
+   * under a second, and nothing else (no pod event) says when.
+   */
+  public static final Duration FORMING_RESYNC = Duration.ofMillis(300);
 
   /** How long a restarted member may take to become healthy before the roll is reported stuck. */
   public static final Duration ROLL_DEADLINE = Duration.ofMinutes(5);

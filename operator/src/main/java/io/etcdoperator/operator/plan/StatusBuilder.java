@@ -98,7 +98,7 @@ final class StatusBuilder {
         condition(Conditions.READY, false, Conditions.BOOTSTRAPPING, waiting),
         condition(Conditions.PROGRESSING, true, Conditions.BOOTSTRAPPING, message),
         condition(Conditions.DEGRADED, false, Conditions.BOOTSTRAPPING, waiting),
-        Planner.PENDING_RESYNC);
+        running > 0 ? Planner.FORMING_RESYNC : Planner.PENDING_RESYNC);
   }
 
   Report quorumLost(Desired desired, Step step) {
