@@ -99,7 +99,9 @@ public final class EtcdOperator implements AutoCloseable {
     operator.register(
         new EtcdClusterReconciler(
             etcd,
-            new EtcdMetrics(settings.etcdDeadline()),
+            // Metrics are read only when no member sees a leader, after the probe: a third of the
+            // deadline keeps a frozen member from costing a second full one.
+            new EtcdMetrics(settings.etcdDeadline().dividedBy(3)),
             Clock.systemUTC(),
             settings.quorumLossAlarm()),
         c -> {

@@ -22,8 +22,8 @@ import java.util.stream.Collectors;
  * healthy, which pods run an old template.
  *
  * <p>Quorum: a voter of the member list is the leader, and a majority of the voters answer, belong
- * to the same cluster and follow that leader. A member is healthy when it answers, belongs to the
- * cluster, follows a leader and has no alarm.
+ * to the same cluster, have no alarm and follow that leader. A member is healthy when there is a
+ * quorum and it is one of those that follow its leader.
  */
 final class Facts {
   /** A member that lags the leader by more raft entries than this has not caught up. */
@@ -70,7 +70,10 @@ final class Facts {
     this.clusterId = clusterIds.size() == 1 ? clusterIds.iterator().next() : 0;
     this.members = members(namespace, cluster, view);
     this.leaderId = leader();
-    this.quorum = leaderId != 0 && Quorum.held(voters().size(), healthyVoters().size());
+    this.quorum =
+        leaderId != 0
+            && Quorum.held(
+                voters().size(), (int) voters().stream().filter(this::followsLeader).count());
     this.formed = !clusterIds.isEmpty() || view.clusterState().map(s -> s.existing()).orElse(false);
   }
 
@@ -141,15 +144,26 @@ final class Facts {
         .filter(p -> !p.reachable() || p.memberId() == 0 || p.memberId() == m.id());
   }
 
+  /** Answers, belongs to the cluster, has no alarm, and follows the leader a quorum follows. */
+  private boolean followsLeader(Member m) {
+    return leaderId != 0
+        && probeOf(m)
+            .map(
+                p ->
+                    p.reachable()
+                        && p.clusterId() == clusterId
+                        && p.leaderId() == leaderId
+                        && p.alarms().isEmpty())
+            .orElse(false);
+  }
+
+  /**
+   * Healthy: the cluster holds quorum and this member follows its leader. Without quorum no member
+   * is healthy, however well it answers: none can serve a write (a survivor may still name the old
+   * leader for an election timeout).
+   */
   boolean healthy(Member m) {
-    return probeOf(m)
-        .map(
-            p ->
-                p.reachable()
-                    && p.clusterId() == clusterId
-                    && p.seesLeader()
-                    && p.alarms().isEmpty())
-        .orElse(false);
+    return quorum && followsLeader(m);
   }
 
   List<Member> healthyVoters() {
@@ -219,6 +233,12 @@ final class Facts {
     }
     if (!p.alarms().isEmpty()) {
       return "alarms: " + String.join(", ", p.alarms());
+    }
+    if (!quorum) {
+      return "answers, but the cluster has no quorum";
+    }
+    if (p.leaderId() != leaderId) {
+      return "follows " + Hex.id(p.leaderId()) + ", not the leader a quorum follows";
     }
     return "healthy";
   }

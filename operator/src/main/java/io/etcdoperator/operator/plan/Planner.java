@@ -74,10 +74,10 @@ import java.util.stream.IntStream;
  */
 public final class Planner {
   /** How often to look when the cluster is Ready and nothing else wakes the operator. */
-  public static final Duration READY_RESYNC = Duration.ofSeconds(5);
+  public static final Duration READY_RESYNC = Duration.ofSeconds(2);
 
   /** How often to look while something is pending. */
-  public static final Duration PENDING_RESYNC = Duration.ofSeconds(1);
+  public static final Duration PENDING_RESYNC = Duration.ofMillis(500);
 
   /**
    * How often to look while members run but have not formed the cluster yet: they form in well

@@ -22,6 +22,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
@@ -36,11 +37,14 @@ import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The EtcdCluster controller. One reconcile is four named steps: observe the world (Kubernetes
@@ -51,6 +55,8 @@ import java.util.Set;
  * when Ready, and whenever one of the cluster's objects changes.
  */
 public final class EtcdClusterReconciler implements Reconciler<EtcdCluster>, Cleaner<EtcdCluster> {
+  private static final Logger LOG = LoggerFactory.getLogger(EtcdClusterReconciler.class);
+
   /** After a membership change, look again this soon: the next step may follow. */
   static final Duration AFTER_CHANGE = Duration.ofMillis(250);
 
@@ -105,6 +111,7 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster>, Cle
 
   @Override
   public UpdateControl<EtcdCluster> reconcile(EtcdCluster cluster, Context<EtcdCluster> context) {
+    Instant started = clock.instant();
     String namespace = cluster.getMetadata().getNamespace();
     String name = cluster.getMetadata().getName();
     Cached cached = new Cached(context, name);
@@ -134,11 +141,38 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster>, Cle
         outcome instanceof Outcome.Done
             ? AFTER_CHANGE
             : outcome instanceof Outcome.NotYet ? NOT_YET : plan.requeueAfter();
-    if (status.equals(previous)) {
-      return UpdateControl.<EtcdCluster>noUpdate().rescheduleAfter(next);
+    boolean changed = !status.equals(previous);
+    if (changed && !writeStatus(cluster, status, context)) {
+      next = AFTER_CHANGE;
     }
+    LOG.debug(
+        "Reconciled in {} ms (probe {} ms): {}; status {}; next in {} ms",
+        Duration.between(started, clock.instant()).toMillis(),
+        Duration.between(started, view.now()).toMillis(),
+        plan.step().describe(),
+        changed ? "written" : "unchanged",
+        next.toMillis());
+    return UpdateControl.<EtcdCluster>noUpdate().rescheduleAfter(next);
+  }
+
+  /**
+   * Replaces the whole status (PUT on the status subresource), guarded by the resourceVersion this
+   * reconcile read: a status is a function of one observation, so a patch computed against another
+   * version would mix two. On a conflict (the resource changed meanwhile) nothing is written, and
+   * the next reconcile, soon, computes it afresh.
+   */
+  private static boolean writeStatus(
+      EtcdCluster cluster, EtcdClusterStatus status, Context<EtcdCluster> context) {
     cluster.setStatus(status);
-    return UpdateControl.patchStatus(cluster).rescheduleAfter(next);
+    try {
+      context.getClient().resource(cluster).updateStatus();
+      return true;
+    } catch (KubernetesClientException e) {
+      if (e.getCode() == 409) {
+        return false;
+      }
+      throw e;
+    }
   }
 
   @Override

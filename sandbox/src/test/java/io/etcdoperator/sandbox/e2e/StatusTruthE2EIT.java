@@ -1,0 +1,101 @@
+package io.etcdoperator.sandbox.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.etcdoperator.sandbox.SandboxConfig;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Seed 000's complaint, end to end: the status tells the truth about the real etcd cluster, fast. A
+ * killed member shows unhealthy within 3 s; with every member dead, {@code Available} turns False
+ * within 5 s and no member is reported healthy (another operator kept Available=True with every pod
+ * dead). The times are printed for the closing notes.
+ */
+class StatusTruthE2EIT {
+  @TempDir Path dir;
+
+  @Test
+  void aKilledMemberAndThenEveryDeadMemberShowInStatus() throws Exception {
+    // Containers stay dead for 20 s after a kill, so that the test sees the state it caused.
+    SandboxConfig config =
+        SandboxConfig.defaults(dir)
+            .withRestartBackoff(Duration.ofSeconds(20), Duration.ofSeconds(20));
+    try (E2E e2e = E2E.start(config)) {
+      e2e.apply("seed-000-fixed.yaml");
+      e2e.awaitReady("test", Duration.ofMinutes(2));
+
+      e2e.sandbox().faults().kill(E2E.NS, "test-2", "etcd");
+      Duration oneKilled =
+          e2e.timeUntil(
+              "test",
+              s ->
+                  e2e.member("test", "test-2")
+                      .map(m -> Boolean.FALSE.equals(m.getHealthy()))
+                      .orElse(false),
+              Duration.ofSeconds(10));
+      System.out.printf(
+          "status: a killed member shown unhealthy after %d ms%n", oneKilled.toMillis());
+      assertThat(oneKilled).isLessThan(Duration.ofSeconds(3));
+      e2e.awaitReady("test", Duration.ofMinutes(1));
+
+      // A container killed twice in a row waits 20 s before its next start (CrashLoopBackOff):
+      // every member is down for that long.
+      for (String pod : List.of("test-0", "test-1", "test-2")) {
+        e2e.killAndKeepDown(pod);
+      }
+      Duration allKilled =
+          e2e.timeUntil(
+              "test",
+              s ->
+                  E2E.condition(s, "Available")
+                          .map(c -> "False".equals(c.getStatus()))
+                          .orElse(false)
+                      && s.getMembers().stream()
+                          .noneMatch(m -> Boolean.TRUE.equals(m.getHealthy())),
+              Duration.ofSeconds(10));
+      System.out.printf(
+          "status: every member down, Available=False and no member healthy after %d ms%n",
+          allKilled.toMillis());
+      assertThat(allKilled).isLessThan(Duration.ofSeconds(5));
+      assertThat(e2e.condition("test", "Available")).isEqualTo("False/QuorumLost");
+      assertThat(e2e.status("test").getReadyMembers()).isZero();
+
+      // The containers come back on their own; the operator did nothing but report.
+      e2e.awaitReady("test", Duration.ofMinutes(1));
+      assertThat(e2e.podNames()).containsExactly("test-0", "test-1", "test-2");
+    }
+  }
+
+  @Test
+  void aFrozenMajorityShowsAsQuorumLostNamingTheMissingMembers() throws Exception {
+    try (E2E e2e = E2E.start(dir)) {
+      e2e.apply("seed-000-fixed.yaml");
+      e2e.awaitReady("test", Duration.ofMinutes(2));
+
+      e2e.recordStatusChanges("test");
+      e2e.sandbox().faults().freeze(E2E.NS, "test-1");
+      e2e.sandbox().faults().freeze(E2E.NS, "test-2");
+      System.out.println("froze test-1 and test-2 at " + java.time.Instant.now());
+      Duration lost =
+          e2e.timeUntil(
+              "test",
+              s ->
+                  E2E.condition(s, "Available")
+                      .map(c -> "QuorumLost".equals(c.getReason()))
+                      .orElse(false),
+              Duration.ofSeconds(15));
+      System.out.printf("status: majority frozen, QuorumLost after %d ms%n", lost.toMillis());
+      assertThat(lost).isLessThan(Duration.ofSeconds(5));
+      String message = E2E.condition(e2e.status("test"), "Available").orElseThrow().getMessage();
+      assertThat(message).contains("test-1").contains("test-2");
+
+      e2e.sandbox().faults().thaw(E2E.NS, "test-1");
+      e2e.sandbox().faults().thaw(E2E.NS, "test-2");
+      e2e.awaitReady("test", Duration.ofMinutes(1));
+    }
+  }
+}
