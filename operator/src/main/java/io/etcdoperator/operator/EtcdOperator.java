@@ -103,7 +103,8 @@ public final class EtcdOperator implements AutoCloseable {
             // deadline keeps a frozen member from costing a second full one.
             new EtcdMetrics(settings.etcdDeadline().dividedBy(3)),
             Clock.systemUTC(),
-            settings.quorumLossAlarm()),
+            settings.quorumLossAlarm(),
+            settings.callHook()),
         c -> {
           if (!settings.namespaces().isEmpty()) {
             c.settingNamespaces(settings.namespaces());

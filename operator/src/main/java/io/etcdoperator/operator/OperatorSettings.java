@@ -21,7 +21,8 @@ public record OperatorSettings(
     Optional<Http> http,
     Duration etcdDeadline,
     int reconcileThreads,
-    Duration quorumLossAlarm) {
+    Duration quorumLossAlarm,
+    CallHook callHook) {
 
   public OperatorSettings {
     namespaces = Set.copyOf(namespaces);
@@ -35,17 +36,24 @@ public record OperatorSettings(
         Optional.empty(),
         Duration.ofSeconds(1),
         10,
-        Duration.ofMinutes(5));
+        Duration.ofMinutes(5),
+        CallHook.NONE);
   }
 
   public OperatorSettings withNamespaces(Set<String> value) {
     return new OperatorSettings(
-        value, leaderElection, http, etcdDeadline, reconcileThreads, quorumLossAlarm);
+        value, leaderElection, http, etcdDeadline, reconcileThreads, quorumLossAlarm, callHook);
   }
 
   public OperatorSettings withLeaderElection(LeaderElection value) {
     return new OperatorSettings(
-        namespaces, Optional.of(value), http, etcdDeadline, reconcileThreads, quorumLossAlarm);
+        namespaces,
+        Optional.of(value),
+        http,
+        etcdDeadline,
+        reconcileThreads,
+        quorumLossAlarm,
+        callHook);
   }
 
   public OperatorSettings withHttp(Http value) {
@@ -55,17 +63,23 @@ public record OperatorSettings(
         Optional.of(value),
         etcdDeadline,
         reconcileThreads,
-        quorumLossAlarm);
+        quorumLossAlarm,
+        callHook);
   }
 
   public OperatorSettings withQuorumLossAlarm(Duration value) {
     return new OperatorSettings(
-        namespaces, leaderElection, http, etcdDeadline, reconcileThreads, value);
+        namespaces, leaderElection, http, etcdDeadline, reconcileThreads, value, callHook);
+  }
+
+  public OperatorSettings withCallHook(CallHook value) {
+    return new OperatorSettings(
+        namespaces, leaderElection, http, etcdDeadline, reconcileThreads, quorumLossAlarm, value);
   }
 
   public OperatorSettings withEtcdDeadline(Duration value) {
     return new OperatorSettings(
-        namespaces, leaderElection, http, value, reconcileThreads, quorumLossAlarm);
+        namespaces, leaderElection, http, value, reconcileThreads, quorumLossAlarm, callHook);
   }
 
   /**

@@ -2,6 +2,7 @@ package io.etcdoperator.operator.reconcile;
 
 import io.etcdoperator.api.v1alpha1.EtcdCluster;
 import io.etcdoperator.api.v1alpha1.EtcdClusterStatus;
+import io.etcdoperator.operator.CallHook;
 import io.etcdoperator.operator.etcd.EtcdMetrics;
 import io.etcdoperator.operator.etcd.EtcdService;
 import io.etcdoperator.operator.model.ClusterState;
@@ -66,11 +67,18 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster>, Cle
   private final EtcdService etcd;
   private final Clock clock;
   private final Duration quorumLossAlarm;
+  private final CallHook hook;
   private final ClusterObserver observer;
   private final Map<Class<?>, InformerEventSource<?, EtcdCluster>> caches = new HashMap<>();
 
   public EtcdClusterReconciler(
       EtcdService etcd, EtcdMetrics metrics, Clock clock, Duration quorumLossAlarm) {
+    this(etcd, metrics, clock, quorumLossAlarm, CallHook.NONE);
+  }
+
+  public EtcdClusterReconciler(
+      EtcdService etcd, EtcdMetrics metrics, Clock clock, Duration quorumLossAlarm, CallHook hook) {
+    this.hook = hook;
     this.etcd = etcd;
     this.clock = clock;
     this.quorumLossAlarm = quorumLossAlarm;
@@ -124,7 +132,7 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster>, Cle
       actions.keepObjects(spec.model().orElseThrow(), plan, cached);
     }
     Outcome outcome =
-        new StepExecutor(context.getClient(), etcd)
+        new StepExecutor(context.getClient(), etcd, hook)
             .execute(namespace, name, plan.step(), view, spec.model());
     actions.report(outcome);
 
@@ -161,11 +169,12 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster>, Cle
    * version would mix two. On a conflict (the resource changed meanwhile) nothing is written, and
    * the next reconcile, soon, computes it afresh.
    */
-  private static boolean writeStatus(
+  private boolean writeStatus(
       EtcdCluster cluster, EtcdClusterStatus status, Context<EtcdCluster> context) {
     cluster.setStatus(status);
     try {
       context.getClient().resource(cluster).updateStatus();
+      hook.after("k8s updateStatus EtcdCluster " + cluster.getMetadata().getName());
       return true;
     } catch (KubernetesClientException e) {
       if (e.getCode() == 409) {
@@ -245,7 +254,7 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster>, Cle
     Actions(Context<EtcdCluster> context, EtcdCluster cluster) {
       this.context = context;
       this.cluster = cluster;
-      this.writer = new ObjectWriter(context.getClient());
+      this.writer = new ObjectWriter(context.getClient(), hook);
       this.events = new EventRecorder(context.getClient(), clock);
     }
 
@@ -298,7 +307,11 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster>, Cle
       if (pdb.isPresent()) {
         ensure(PodDisruptionBudget.class, pdb.get(), livePdb);
       } else {
-        livePdb.ifPresent(p -> context.getClient().resource(p).delete());
+        livePdb.ifPresent(
+            p -> {
+              context.getClient().resource(p).delete();
+              hook.after("k8s delete PodDisruptionBudget " + p.getMetadata().getName());
+            });
       }
     }
 
@@ -316,6 +329,7 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster>, Cle
           .inNamespace(cluster.getMetadata().getNamespace())
           .withName(claim)
           .patch(PatchContext.of(PatchType.JSON_MERGE), patch);
+      hook.after("k8s patch PersistentVolumeClaim " + claim);
     }
 
     @SuppressWarnings("unchecked")

@@ -1,5 +1,6 @@
 package io.etcdoperator.operator.reconcile;
 
+import io.etcdoperator.operator.CallHook;
 import io.etcdoperator.operator.model.Names;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -28,9 +29,11 @@ final class ObjectWriter {
   private static final Logger LOG = LoggerFactory.getLogger(ObjectWriter.class);
 
   private final KubernetesClient client;
+  private final CallHook hook;
 
-  ObjectWriter(KubernetesClient client) {
+  ObjectWriter(KubernetesClient client, CallHook hook) {
     this.client = client;
+    this.hook = hook;
   }
 
   /** The written object, or empty when the live one was already as desired. */
@@ -38,7 +41,9 @@ final class ObjectWriter {
     String hash = DesiredHash.stamp(desired);
     if (live.isEmpty()) {
       LOG.info("Creating {} {}", desired.getKind(), desired.getMetadata().getName());
-      return Optional.of(client.resource(desired).create());
+      T created = client.resource(desired).create();
+      hook.after("k8s create " + desired.getKind() + " " + desired.getMetadata().getName());
+      return Optional.of(created);
     }
     T current = live.get();
     if (hash.equals(DesiredHash.on(current)) && ownedFieldsHold(desired, current)) {
@@ -46,7 +51,9 @@ final class ObjectWriter {
     }
     T merged = keepWhatOthersOwn(desired, current);
     LOG.info("Updating {} {}", desired.getKind(), desired.getMetadata().getName());
-    return Optional.of(client.resource(merged).update());
+    T updated = client.resource(merged).update();
+    hook.after("k8s update " + desired.getKind() + " " + desired.getMetadata().getName());
+    return Optional.of(updated);
   }
 
   private static boolean ownedFieldsHold(HasMetadata desired, HasMetadata live) {

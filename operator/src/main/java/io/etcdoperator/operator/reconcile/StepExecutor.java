@@ -1,5 +1,6 @@
 package io.etcdoperator.operator.reconcile;
 
+import io.etcdoperator.operator.CallHook;
 import io.etcdoperator.operator.etcd.EtcdException;
 import io.etcdoperator.operator.etcd.EtcdFailure;
 import io.etcdoperator.operator.etcd.EtcdService;
@@ -26,6 +27,7 @@ final class StepExecutor {
 
   private final KubernetesClient client;
   private final EtcdService etcd;
+  private final CallHook hook;
 
   /** What came of a step. */
   sealed interface Outcome {
@@ -42,9 +44,10 @@ final class StepExecutor {
     record Nothing() implements Outcome {}
   }
 
-  StepExecutor(KubernetesClient client, EtcdService etcd) {
+  StepExecutor(KubernetesClient client, EtcdService etcd, CallHook hook) {
     this.client = client;
     this.etcd = etcd;
+    this.hook = hook;
   }
 
   Outcome execute(
@@ -58,10 +61,12 @@ final class StepExecutor {
       if (step instanceof Step.CreateRebuildPod s) {
         Pod pod = model.orElseThrow().rebuildPod(s.survivorOrdinal());
         client.resource(pod).create();
+        hook.after("k8s create Pod " + pod.getMetadata().getName());
         return new Outcome.Done("RebuildStarted", step.describe());
       }
       if (step instanceof Step.DeleteRebuildPod s) {
         client.pods().inNamespace(namespace).withName(Names.rebuildPod(cluster)).delete();
+        hook.after("k8s delete Pod " + Names.rebuildPod(cluster));
         return new Outcome.Done("RebuildPodDeleted", step.describe());
       }
       return act(namespace, key, step, view);
@@ -76,6 +81,7 @@ final class StepExecutor {
     if (step instanceof Step.AddLearner s) {
       Target t = leader(view);
       var added = etcd.addLearner(key, t.endpoint(), t.clusterId(), s.peerUrl());
+      hook.after("etcd addLearner " + s.name());
       return new Outcome.Done(
           "MemberAdded",
           "added " + s.name() + " as learner " + added.member().hexId() + " (" + s.peerUrl() + ")");
@@ -83,6 +89,7 @@ final class StepExecutor {
     if (step instanceof Step.PromoteLearner s) {
       Target t = leader(view);
       PromoteResult result = etcd.promoteLearner(key, t.endpoint(), t.clusterId(), s.memberId());
+      hook.after("etcd promoteLearner " + s.name());
       return result instanceof PromoteResult.NotReadyYet nr
           ? new Outcome.NotYet("learner " + s.name() + " is not in sync yet: " + nr.detail())
           : new Outcome.Done("MemberPromoted", "promoted " + s.name() + " to a voting member");
@@ -91,6 +98,7 @@ final class StepExecutor {
       Target t = leader(view);
       try {
         etcd.removeMember(key, t.endpoint(), t.clusterId(), s.memberId());
+        hook.after("etcd removeMember " + s.name());
       } catch (EtcdException e) {
         if (e.failure() != EtcdFailure.MEMBER_NOT_FOUND) {
           throw e;
@@ -101,16 +109,19 @@ final class StepExecutor {
     if (step instanceof Step.MoveLeader s) {
       Target t = leader(view);
       etcd.moveLeader(key, t.endpoint(), t.clusterId(), s.toId());
+      hook.after("etcd moveLeader " + s.from() + " -> " + s.to());
       return new Outcome.Done("LeaderMoved", "moved leadership from " + s.from() + " to " + s.to());
     }
     if (step instanceof Step.DeletePods s) {
       for (String pod : s.pods()) {
         client.pods().inNamespace(namespace).withName(pod).delete();
+        hook.after("k8s delete Pod " + pod);
       }
       return new Outcome.Done("PodsDeleted", step.describe());
     }
     if (step instanceof Step.DeleteClaim s) {
       client.persistentVolumeClaims().inNamespace(namespace).withName(s.claim()).delete();
+      hook.after("k8s delete PersistentVolumeClaim " + s.claim());
       return new Outcome.Done("ClaimDeleted", step.describe());
     }
     return new Outcome.Nothing();

@@ -39,6 +39,12 @@ public final class E2E implements AutoCloseable {
     return new E2E(Sandbox.start(config, new EtcdOperatorLauncher()));
   }
 
+  /** With operator settings of the test's own (e.g. a {@code CallHook} that injects crashes). */
+  public static E2E start(SandboxConfig config, io.etcdoperator.operator.OperatorSettings settings)
+      throws Exception {
+    return new E2E(Sandbox.start(config, new EtcdOperatorLauncher(settings)));
+  }
+
   public Sandbox sandbox() {
     return sandbox;
   }
