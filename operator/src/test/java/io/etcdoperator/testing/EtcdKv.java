@@ -169,10 +169,15 @@ public final class EtcdKv implements AutoCloseable {
    * HashKV). Members that hold the same data at the same revision have the same hash.
    */
   public Hash hashKv(String endpoint) {
-    HashKVResponse response =
-        call(
-            endpoint, MaintenanceGrpc.getHashKVMethod(), HashKVRequest.getDefaultInstance(), false);
-    return new Hash(response.getHash(), response.getHeader().getRevision());
+    return hashKv(endpoint, 0);
+  }
+
+  /** The hash of this member's key-value store up to {@code revision} (0: the current one). */
+  public Hash hashKv(String endpoint, long revision) {
+    HashKVRequest request = HashKVRequest.newBuilder().setRevision(revision).build();
+    HashKVResponse response = call(endpoint, MaintenanceGrpc.getHashKVMethod(), request, false);
+    return new Hash(
+        response.getHash(), revision == 0 ? response.getHeader().getRevision() : revision);
   }
 
   /** A member's {@link #hashKv} answer. */
