@@ -279,7 +279,8 @@ public final class RecordingWriter implements AutoCloseable {
     Map<String, EtcdKv.Entry> found = new HashMap<>();
     String from = settings.prefix();
     String lastError = "no endpoint resolves: " + settings.endpoints();
-    while (true) {
+    // every page but the last holds PAGE keys, and there are at most maxAttempts of them
+    for (long pages = 0; pages <= settings.maxAttempts() / PAGE + 1; pages++) {
       EtcdKv.Page page = null;
       while (page == null) {
         if (System.nanoTime() > deadline) {
@@ -310,6 +311,8 @@ public final class RecordingWriter implements AutoCloseable {
       }
       from = page.entries().get(page.entries().size() - 1).key() + "\0";
     }
+    return new Verification(
+        Optional.empty(), Optional.of("more keys under " + settings.prefix() + " than attempts"));
   }
 
   /** Waits (a retry back-off, not a condition); true when interrupted. */
