@@ -45,16 +45,17 @@ import org.junit.jupiter.api.Test;
  *
  * <ol>
  *   <li><b>Survivor's term ahead</b>: the rebuilt leader steps down when it hears of the survivor's
- *       higher term, and the next election is a race (no pre-vote in etcd 3.4). Usually the
- *       survivor wins (its log is the most up to date, the rebuilt members vote for it) and the
- *       rebuilt members take its log: the keys are back on every member, as the seed saw. This
- *       works only because the rebuilt members' few entries carry the same raft terms as the
- *       survivor's entries at the same indices (both first leaders were elected at term 2), so raft
- *       takes them for the same entries; anything written to the rebuilt majority before the
- *       survivor returned stays on the rebuilt members only, and the members then hold different
- *       data, silently, under one leader (etcd's corruption check, off by default, sees it). When a
- *       rebuilt member campaigns first instead, the other votes for it, it leads at a term above
- *       the survivor's, and the survivor is left out as in scenario 2, its data with it.
+ *       higher term, and the next election is a race (no pre-vote in etcd 3.4); here each side won
+ *       about half of the runs. When the survivor wins (its log is the most up to date, the rebuilt
+ *       members vote for it), the rebuilt members take its log: the keys are back on every member,
+ *       as the seed saw. This works only because the rebuilt members' few entries carry the same
+ *       raft terms as the survivor's entries at the same indices (both first leaders were elected
+ *       at term 2), so raft takes them for the same entries; writes made to the rebuilt majority
+ *       before the survivor returned stay on the rebuilt members only (or vanish), and the members
+ *       then hold different data, silently, under one leader (etcd's corruption check, off by
+ *       default, sees it). When a rebuilt member campaigns first, the other votes for it, it leads
+ *       at a term above the survivor's, and the survivor is left out as in scenario 2, with its
+ *       data. The seed's outcome is one of the two.
  *   <li><b>Survivor's term behind</b>: as the seed says, the survivor never rejoins, repeatedly
  *       logs "failed to publish local member to cluster through raft", keeps foo=bar on disk, and
  *       the member list shows it with its client URL (its publish request was committed by the
@@ -167,10 +168,12 @@ class Seed000ScenariosIT {
 
   /**
    * Scenario 1 with one difference: the rebuilt majority accepted writes before the survivor came
-   * back. Whoever wins the election, data that etcd acknowledged is not what the cluster serves: if
-   * the survivor leads, the members hold two versions of the data under one leader, and nothing in
-   * a probe shows it (the planner reports a Ready cluster; see the next test for etcd's corruption
-   * check); if a rebuilt member leads, the survivor's data is left out.
+   * back. Whoever wins the election, writes etcd acknowledged are lost to the cluster. If the
+   * survivor leads, either raft takes some of the rebuilt members' entries for the survivor's (same
+   * index, same term) and the members hold different data under one leader, which nothing in a
+   * probe shows (the planner reports a Ready cluster; see the next test for etcd's corruption
+   * check), or the rebuilt members take the survivor's entries and their acknowledged writes are
+   * gone. If a rebuilt member leads, the survivor's data is left out.
    */
   @Test
   void scenario1WithWritesToTheRebuiltMajorityLosesOneSideSilently() {
@@ -181,6 +184,7 @@ class Seed000ScenariosIT {
       List<LocalEtcdMember> all = cluster.members();
       Rebuilt r = rebuildMajorityBesideSurvivor(cluster);
       real.put(cluster, List.of(m1, m2), entries("foo", "baz", "new1", "x"));
+      awaitSameRaftIndex(cluster, List.of(m1, m2));
       assumeLogsLineUp(r);
 
       Resumed resumed = resumeSurvivor(cluster, r);
@@ -191,15 +195,28 @@ class Seed000ScenariosIT {
       assertThat(o.plan().step()).isEqualTo(new Step.None());
       if (resumed == Resumed.SURVIVOR_LEADS) {
         awaitSameRaftIndex(cluster, all);
-        assertThat(real.localValue(m0, "foo")).contains("bar");
-        assertThat(real.localValue(m0, "new1")).isEmpty();
-        for (LocalEtcdMember m : List.of(m1, m2)) {
-          assertThat(real.localValue(m, "foo")).as(m.name()).contains("baz");
-          assertThat(real.localValue(m, "new1")).as(m.name()).contains("x");
+        Map<String, String> seen = new LinkedHashMap<>();
+        for (LocalEtcdMember m : all) {
+          seen.put(
+              m.name(),
+              "foo="
+                  + real.localValue(m, "foo").orElse("-")
+                  + " new1="
+                  + real.localValue(m, "new1").orElse("-"));
         }
+        System.out.println("scenario 1 with writes, what each member holds: " + seen);
+        assertThat(seen.get("etcd-0")).isEqualTo("foo=bar new1=-");
         Map<String, Long> hashes = hashesAtACommonRevision(all);
-        assertThat(hashes.get(m0.name())).isNotEqualTo(hashes.get(m1.name()));
-        assertThat(hashes.get(m1.name())).isEqualTo(hashes.get(m2.name()));
+        assertThat(hashes.get("etcd-1")).isEqualTo(hashes.get("etcd-2"));
+        if (!hashes.get("etcd-0").equals(hashes.get("etcd-1"))) {
+          // Raft took some of the rebuilt members' entries for the survivor's (same index, same
+          // term): they keep them, and the members hold different histories under one leader.
+          // Which keys differ depends on how the two logs' entries line up.
+          System.out.println("scenario 1 with writes: the members hold different data " + hashes);
+        } else {
+          // They took the survivor's entries: the writes etcd acknowledged are gone everywhere.
+          assertThat(seen.values()).containsOnly("foo=bar new1=-");
+        }
         assertThat(real.observe(cluster, 3).condition(READY)).isEqualTo("True/AllMembersReady");
       } else {
         assertThat(o.status(m0).reachable()).isFalse();
@@ -226,13 +243,20 @@ class Seed000ScenariosIT {
             .start()) {
       List<LocalEtcdMember> all = cluster.members();
       Rebuilt r = rebuildMajorityBesideSurvivor(cluster);
-      real.put(cluster, List.of(cluster.member(1), cluster.member(2)), entries("foo", "baz"));
+      List<LocalEtcdMember> majority = List.of(cluster.member(1), cluster.member(2));
+      real.put(cluster, majority, entries("foo", "baz"));
+      awaitSameRaftIndex(cluster, majority);
       assumeLogsLineUp(r);
 
       Resumed resumed = resumeSurvivor(cluster, r);
       assumeTrue(
           resumed == Resumed.SURVIVOR_LEADS,
           "a rebuilt member won the election: the members do not diverge in this run");
+      awaitSameRaftIndex(cluster, all);
+      Map<String, Long> hashes = hashesAtACommonRevision(all);
+      assumeTrue(
+          !hashes.get("etcd-0").equals(hashes.get("etcd-1")),
+          "the rebuilt members took the survivor's entries: the members do not diverge");
       ClusterProbe alarmed =
           await("a CORRUPT alarm")
               .atMost(HEALTHY)
