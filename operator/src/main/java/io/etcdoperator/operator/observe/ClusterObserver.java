@@ -10,8 +10,8 @@ import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import java.time.Clock;
-import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 import java.util.SortedMap;
@@ -72,50 +72,35 @@ public final class ClusterObserver {
                 .filter(i -> i >= 0)
                 .forEach(expected::add));
 
-    TreeMap<Integer, MemberProbe> probes = new TreeMap<>();
-    Optional<MemberList> memberList = Optional.empty();
+    Probed probed = new Probed(new TreeMap<>(), Optional.empty());
     if (!expected.isEmpty()) {
-      List<Integer> ordinals = new ArrayList<>(expected);
-      List<String> urls =
-          ordinals.stream().map(i -> Names.clientUrl(namespace, cluster, i)).toList();
-      ClusterProbe probe = etcd.probeAll(namespace + "/" + cluster, urls);
-      for (int k = 0; k < ordinals.size(); k++) {
-        int ordinal = ordinals.get(k);
-        probe.find(urls.get(k)).ifPresent(p -> probes.put(ordinal, toView(ordinal, p.status())));
-      }
-      memberList =
-          probe
-              .memberList()
-              .map(
-                  list ->
-                      new MemberList(
-                          list.members().stream()
-                              .map(
-                                  m ->
-                                      new MemberList.Member(
-                                          m.id(),
-                                          m.name(),
-                                          m.peerUrls(),
-                                          m.clientUrls(),
-                                          m.learner()))
-                              .toList(),
-                          ordinalOf(namespace, cluster, ordinals, urls, list.endpoint())));
+      TreeMap<Integer, String> urls = new TreeMap<>();
+      expected.forEach(i -> urls.put(i, Names.clientUrl(namespace, cluster, i)));
+      probed =
+          fromProbe(urls, etcd.probeAll(namespace + "/" + cluster, List.copyOf(urls.values())));
     }
+    TreeMap<Integer, MemberProbe> probes = new TreeMap<>(probed.probes());
     readMetricsOfSilentMembers(namespace, cluster, pods, probes);
     Optional<RebuildView> rebuild =
         objects.rebuildPod().map(p -> rebuildView(namespace + "/" + cluster, p));
-    return new ClusterView(clock.instant(), sts, pods, claims, state, probes, memberList, rebuild);
+    return new ClusterView(
+        clock.instant(), sts, pods, claims, state, probes, probed.memberList(), rebuild);
   }
 
   /**
    * A member whose pod runs but whose client port does not answer may be a survivor restarted
-   * without quorum: its metrics tell how far its log goes.
+   * without quorum: its metrics tell how far its log goes. Asked only when no member that answers
+   * sees a leader (then the planner may need to pick the most advanced survivor); otherwise a
+   * frozen member would cost a second deadline in every reconcile.
    */
   private void readMetricsOfSilentMembers(
       String namespace,
       String cluster,
       SortedMap<Integer, PodView> pods,
       TreeMap<Integer, MemberProbe> probes) {
+    if (probes.values().stream().anyMatch(MemberProbe::seesLeader)) {
+      return;
+    }
     List<Integer> silent =
         probes.values().stream()
             .filter(p -> !p.reachable())
@@ -162,14 +147,56 @@ public final class ClusterObserver {
         probe);
   }
 
-  private static int ordinalOf(
-      String namespace,
-      String cluster,
-      List<Integer> ordinals,
-      List<String> urls,
-      String endpoint) {
-    int k = urls.indexOf(endpoint);
-    return k < 0 ? -1 : ordinals.get(k);
+  /**
+   * What a probe says, as the planner's records.
+   *
+   * @param probes one per probed ordinal
+   * @param memberList the member list the probe chose (the leader's when it answered)
+   */
+  public record Probed(SortedMap<Integer, MemberProbe> probes, Optional<MemberList> memberList) {
+    public Probed {
+      probes = Collections.unmodifiableSortedMap(new TreeMap<>(probes));
+    }
+  }
+
+  /**
+   * Maps a probe of the members at {@code clientUrls} (ordinal to the client URL probed) to the
+   * planner's records, exactly as {@link #observe} does: for tests and tools that probe members at
+   * addresses of their own (real etcd processes on loopback) and build the {@link ClusterView}
+   * around them. Probes of URLs not in {@code clientUrls} are ignored; a member list returned by
+   * such a URL is reported as seen from ordinal -1.
+   */
+  public static Probed fromProbe(SortedMap<Integer, String> clientUrls, ClusterProbe probe) {
+    TreeMap<Integer, MemberProbe> probes = new TreeMap<>();
+    clientUrls.forEach(
+        (ordinal, url) ->
+            probe.find(url).ifPresent(p -> probes.put(ordinal, toView(ordinal, p.status()))));
+    Optional<MemberList> memberList =
+        probe
+            .memberList()
+            .map(
+                list ->
+                    new MemberList(
+                        list.members().stream()
+                            .map(
+                                m ->
+                                    new MemberList.Member(
+                                        m.id(),
+                                        m.name(),
+                                        m.peerUrls(),
+                                        m.clientUrls(),
+                                        m.learner()))
+                            .toList(),
+                        ordinalOf(clientUrls, list.endpoint())));
+    return new Probed(probes, memberList);
+  }
+
+  private static int ordinalOf(SortedMap<Integer, String> clientUrls, String endpoint) {
+    return clientUrls.entrySet().stream()
+        .filter(e -> e.getValue().equals(endpoint))
+        .mapToInt(e -> e.getKey())
+        .findFirst()
+        .orElse(-1);
   }
 
   static MemberProbe toView(int ordinal, io.etcdoperator.operator.etcd.MemberStatus s) {

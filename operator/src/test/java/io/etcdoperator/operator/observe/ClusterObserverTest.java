@@ -1,0 +1,153 @@
+package io.etcdoperator.operator.observe;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.etcdoperator.operator.etcd.ClusterProbe;
+import io.etcdoperator.operator.etcd.EtcdFailure;
+import io.etcdoperator.operator.etcd.EtcdMember;
+import io.etcdoperator.operator.etcd.MemberStatus;
+import io.etcdoperator.operator.etcd.ProbeFailure;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+
+/** {@link ClusterObserver#fromProbe}: an etcd probe as the planner's records. */
+class ClusterObserverTest {
+  private static final String URL0 = "http://127.10.0.1:2379";
+  private static final String URL1 = "http://127.10.0.2:2379";
+  private static final String URL2 = "http://127.10.0.3:2379";
+  private static final String STRANGER = "http://127.10.0.9:2379";
+  private static final long CLUSTER = 0xc1;
+
+  private static MemberStatus answering(String url, long id, long leader, boolean learner) {
+    return new MemberStatus(
+        url,
+        Optional.empty(),
+        CLUSTER,
+        id,
+        leader,
+        7,
+        42,
+        42,
+        learner,
+        "3.4.23",
+        20480,
+        16384,
+        List.of("memberID:256 alarm:NOSPACE "),
+        99);
+  }
+
+  private static io.etcdoperator.operator.etcd.MemberProbe probe(
+      MemberStatus status, Optional<io.etcdoperator.operator.etcd.MemberList> list) {
+    return new io.etcdoperator.operator.etcd.MemberProbe(status, list, Optional.empty());
+  }
+
+  private static io.etcdoperator.operator.etcd.MemberList list(String url, long reportedBy) {
+    return new io.etcdoperator.operator.etcd.MemberList(
+        url,
+        CLUSTER,
+        reportedBy,
+        List.of(
+            new EtcdMember(
+                0x100, "etcd-0", List.of("http://127.10.0.1:2380"), List.of(URL0), false),
+            new EtcdMember(0x101, "", List.of("http://127.10.0.2:2380"), List.of(), true)));
+  }
+
+  private static SortedMap<Integer, String> urls() {
+    TreeMap<Integer, String> urls = new TreeMap<>();
+    urls.put(0, URL0);
+    urls.put(1, URL1);
+    urls.put(2, URL2);
+    return urls;
+  }
+
+  @Test
+  void answersUnreachableMembersAndTheChosenListMapByOrdinal() {
+    MemberStatus down =
+        new MemberStatus(
+            URL2,
+            Optional.of(new ProbeFailure(EtcdFailure.DEADLINE_EXCEEDED, "after 1 s")),
+            0,
+            0,
+            0,
+            0,
+            0,
+            0,
+            false,
+            "",
+            0,
+            0,
+            List.of(),
+            0);
+    ClusterProbe etcdProbe =
+        new ClusterProbe(
+            List.of(
+                probe(answering(URL0, 0x100, 0x100, false), Optional.of(list(URL0, 0x100))),
+                probe(answering(URL1, 0x101, 0x100, true), Optional.empty()),
+                probe(down, Optional.empty())),
+            Optional.of(list(URL0, 0x100)),
+            Duration.ofMillis(30));
+
+    ClusterObserver.Probed probed = ClusterObserver.fromProbe(urls(), etcdProbe);
+
+    assertThat(probed.probes()).containsOnlyKeys(0, 1, 2);
+    MemberProbe leader = probed.probes().get(0);
+    assertThat(leader)
+        .isEqualTo(
+            new MemberProbe(
+                0,
+                URL0,
+                true,
+                null,
+                CLUSTER,
+                0x100,
+                0x100,
+                7,
+                42,
+                false,
+                "3.4.23",
+                20480,
+                List.of("memberID:256 alarm:NOSPACE ")));
+    assertThat(probed.probes().get(1).learner()).isTrue();
+    assertThat(probed.probes().get(1).seesLeader()).isTrue();
+    assertThat(probed.probes().get(2)).isEqualTo(MemberProbe.unreachable(2, URL2, "not answering"));
+    MemberList memberList = probed.memberList().orElseThrow();
+    assertThat(memberList.seenFromOrdinal()).isZero();
+    assertThat(memberList.members())
+        .containsExactly(
+            new MemberList.Member(
+                0x100, "etcd-0", List.of("http://127.10.0.1:2380"), List.of(URL0), false),
+            new MemberList.Member(0x101, "", List.of("http://127.10.0.2:2380"), List.of(), true));
+    assertThat(memberList.members().get(1).started()).isFalse();
+  }
+
+  @Test
+  void membersNotAskedForAreIgnoredAndTheirListIsSeenFromNowhere() {
+    ClusterProbe etcdProbe =
+        new ClusterProbe(
+            List.of(
+                probe(answering(URL1, 0x101, 0x109, false), Optional.empty()),
+                probe(
+                    answering(STRANGER, 0x109, 0x109, false), Optional.of(list(STRANGER, 0x109)))),
+            Optional.of(list(STRANGER, 0x109)),
+            Duration.ofMillis(30));
+
+    ClusterObserver.Probed probed = ClusterObserver.fromProbe(urls(), etcdProbe);
+
+    assertThat(probed.probes()).containsOnlyKeys(1);
+    assertThat(probed.memberList().orElseThrow().seenFromOrdinal()).isEqualTo(-1);
+  }
+
+  @Test
+  void noAnswerNoList() {
+    ClusterProbe etcdProbe = new ClusterProbe(List.of(), Optional.empty(), Duration.ZERO);
+
+    ClusterObserver.Probed probed = ClusterObserver.fromProbe(urls(), etcdProbe);
+
+    assertThat(probed.probes()).isEmpty();
+    assertThat(probed.memberList()).isEmpty();
+  }
+}
