@@ -52,6 +52,11 @@ final class GrpcErrors {
     if (code == Status.Code.DEADLINE_EXCEEDED) {
       return EtcdFailure.DEADLINE_EXCEEDED;
     }
+    // etcd's server gives up at the deadline the call carried and says so in its own words,
+    // with code UNKNOWN: the same failure, seen from the other end.
+    if (code == Status.Code.UNKNOWN && description.equals("context deadline exceeded")) {
+      return EtcdFailure.DEADLINE_EXCEEDED;
+    }
     if (!description.startsWith(ETCD_PREFIX)) {
       return code == Status.Code.UNAVAILABLE ? EtcdFailure.UNREACHABLE : null;
     }

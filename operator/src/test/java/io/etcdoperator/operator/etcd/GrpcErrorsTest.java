@@ -18,6 +18,7 @@ class GrpcErrorsTest {
       value = {
         "DEADLINE_EXCEEDED   | CallOptions deadline exceeded after 1s                | DEADLINE_EXCEEDED",
         "DEADLINE_EXCEEDED   | context deadline exceeded                             | DEADLINE_EXCEEDED",
+        "UNKNOWN             | context deadline exceeded                             | DEADLINE_EXCEEDED",
         "UNAVAILABLE         | io exception                                          | UNREACHABLE",
         "UNAVAILABLE         | Channel shutdownNow invoked                           | UNREACHABLE",
         "FAILED_PRECONDITION | etcdserver: not leader                                | NOT_LEADER",
