@@ -57,6 +57,10 @@ final class GrpcErrors {
     if (code == Status.Code.UNKNOWN && description.equals("context deadline exceeded")) {
       return EtcdFailure.DEADLINE_EXCEEDED;
     }
+    // The member's process died during the call.
+    if (code == Status.Code.UNKNOWN && description.equals("channel closed")) {
+      return EtcdFailure.UNREACHABLE;
+    }
     if (!description.startsWith(ETCD_PREFIX)) {
       return code == Status.Code.UNAVAILABLE ? EtcdFailure.UNREACHABLE : null;
     }

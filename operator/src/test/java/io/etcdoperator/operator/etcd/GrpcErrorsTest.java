@@ -19,6 +19,7 @@ class GrpcErrorsTest {
         "DEADLINE_EXCEEDED   | CallOptions deadline exceeded after 1s                | DEADLINE_EXCEEDED",
         "DEADLINE_EXCEEDED   | context deadline exceeded                             | DEADLINE_EXCEEDED",
         "UNKNOWN             | context deadline exceeded                             | DEADLINE_EXCEEDED",
+        "UNKNOWN             | channel closed                                        | UNREACHABLE",
         "UNAVAILABLE         | io exception                                          | UNREACHABLE",
         "UNAVAILABLE         | Channel shutdownNow invoked                           | UNREACHABLE",
         "FAILED_PRECONDITION | etcdserver: not leader                                | NOT_LEADER",
