@@ -13,6 +13,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -79,7 +80,16 @@ final class EtcdChannels implements AutoCloseable {
   synchronized void closeCluster(String clusterKey) {
     Map<String, Entry> endpoints = byCluster.remove(clusterKey);
     if (endpoints != null) {
-      endpoints.values().forEach(e -> e.channel.shutdownNow());
+      endpoints
+          .values()
+          .forEach(
+              e -> {
+                try {
+                  e.channel.shutdownNow();
+                } catch (RejectedExecutionException ignored) {
+                  // the callback executor is already gone: nothing is left to run
+                }
+              });
     }
   }
 

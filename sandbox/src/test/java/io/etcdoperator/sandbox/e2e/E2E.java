@@ -58,7 +58,18 @@ public final class E2E implements AutoCloseable {
     String yaml =
         manifest.contains("\n") ? manifest : Files.readString(Path.of("..", "examples", manifest));
     EtcdCluster cluster = client().getKubernetesSerialization().unmarshal(yaml, EtcdCluster.class);
-    return client().resource(cluster).createOr(r -> r.update());
+    // As kubectl apply does, retry when the operator's status write raced our read: the update
+    // reads the latest resourceVersion, and a status update in between makes the PUT a 409.
+    for (int attempt = 1; ; attempt++) {
+      cluster.getMetadata().setResourceVersion(null);
+      try {
+        return client().resource(cluster).createOr(r -> r.update());
+      } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+        if (e.getCode() != 409 || attempt == 10) {
+          throw e;
+        }
+      }
+    }
   }
 
   public Resource<EtcdCluster> cluster(String name) {
