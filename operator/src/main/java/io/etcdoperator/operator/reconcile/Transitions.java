@@ -96,6 +96,11 @@ public final class Transitions {
       if (old == null || Objects.equals(old.getHealthy(), m.getHealthy())) {
         continue;
       }
+      if (old.getId() != null && m.getId() == null) {
+        // No longer in the member list: it was removed (a scale-down, a member replaced), which
+        // the removal's own Event says; its pod lingers until the StatefulSet shrinks.
+        continue;
+      }
       if (Boolean.TRUE.equals(old.getHealthy())) {
         notices.add(new Notice(true, "MemberUnhealthy", m.getName() + ": " + m.getMessage()));
       } else if (Boolean.TRUE.equals(m.getHealthy())) {
