@@ -397,8 +397,24 @@ class PlannerTest {
             target(1),
             Views.healthy(1).podWithHash(0, "h0"),
             expect(
-                delete("rolling update", 0),
+                delete(
+                    "rolling update; with 1 voter the cluster has no quorum while test-0 restarts"
+                        + " and takes no writes until it is back",
+                    0),
                 1,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/RollingUpdate")),
+        row(
+            "roll a 2-member cluster: the follower first, status says it costs quorum",
+            target(2),
+            Views.healthy(2).podWithHash(0, "h0").podWithHash(1, "h0"),
+            expect(
+                delete(
+                    "rolling update; with 2 voters the cluster has no quorum while test-1 restarts"
+                        + " and takes no writes until it is back",
+                    1),
+                2,
                 EXISTING,
                 "True/QuorumHeld",
                 "False/RollingUpdate")),
