@@ -105,6 +105,16 @@ class TransitionsTest {
                 "True", "QuorumHeld", "False", "MembersUnreachable", member("test-3", "3f", false)),
             List.of("Warning MemberUnhealthy")),
         Arguments.of(
+            "hibernating: members stopping is no warning",
+            status("True", "QuorumHeld", "True", "AllMembersReady", member("test-1", "1f", true)),
+            status("True", "QuorumHeld", "False", "Hibernated", member("test-1", "1f", false)),
+            List.of()),
+        Arguments.of(
+            "waking up from hibernation: no quorum yet, and that is expected",
+            status("False", "Hibernated", "False", "Hibernated"),
+            status("False", "QuorumLost", "False", "QuorumLost"),
+            List.of("Normal WakingUp")),
+        Arguments.of(
             "member back",
             status("True", "QuorumHeld", "False", "MembersUnreachable", member("test-1", false)),
             status("True", "QuorumHeld", "True", "AllMembersReady", member("test-1", true)),
