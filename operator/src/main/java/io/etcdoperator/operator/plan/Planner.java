@@ -427,6 +427,9 @@ public final class Planner {
         return new Step.None();
       }
       SortedSet<Integer> stale = facts.stalePods(desired.podTemplateHash());
+      // A pod above the last member's ordinal is a removed member's: the StatefulSet deletes it.
+      int members = facts.knownOrdinals().isEmpty() ? 0 : facts.knownOrdinals().last() + 1;
+      stale.removeIf(i -> i >= members);
       if (stale.isEmpty()) {
         return new Step.None();
       }

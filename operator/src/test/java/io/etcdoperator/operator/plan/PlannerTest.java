@@ -344,6 +344,22 @@ class PlannerTest {
                 "True/QuorumHeld",
                 "False/RollingUpdate")),
         row(
+            "roll during a scale-down: a removed member's pod is left to the StatefulSet",
+            target(3),
+            Views.healthy(4)
+                .notMember(3)
+                .unreachable(3, "removed")
+                .podWithHash(0, "h0")
+                .podWithHash(1, "h0")
+                .podWithHash(2, "h0")
+                .podWithHash(3, "h0"),
+            expect(
+                delete("rolling update", 2),
+                3,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/RollingUpdate")),
+        row(
             "roll: StatefulSet not yet on the new template: wait for it first",
             target(3),
             Views.healthy(3)
