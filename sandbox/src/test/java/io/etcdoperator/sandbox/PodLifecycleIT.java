@@ -111,6 +111,35 @@ class PodLifecycleIT {
   }
 
   @Test
+  void fallbackToLogsOnErrorPutsTheTailOfTheOutputInTheTerminationMessage() {
+    Container failing =
+        Manifests.shell(
+            "main", "for i in $(seq 1 100); do echo line $i; done; echo boom >&2; exit 2");
+    failing.setTerminationMessagePolicy("FallbackToLogsOnError");
+    create("last-words", "Never", failing);
+    Container quiet = Manifests.shell("main", "echo fine; exit 0");
+    quiet.setTerminationMessagePolicy("FallbackToLogsOnError");
+    create("no-last-words", "Never", quiet);
+    Container file = Manifests.shell("main", "echo boom; exit 2");
+    create("file-policy", "Never", file);
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .pollInterval(Duration.ofMillis(100))
+        .untilAsserted(
+            () -> {
+              for (String pod : List.of("last-words", "no-last-words", "file-policy")) {
+                assertThat(status(pod)).isNotNull();
+                assertThat(status(pod).getState().getTerminated()).isNotNull();
+              }
+              String message = status("last-words").getState().getTerminated().getMessage();
+              assertThat(message).endsWith("boom").contains("line 100").doesNotContain("line 20\n");
+              assertThat(message.lines().count()).isEqualTo(80);
+              assertThat(status("no-last-words").getState().getTerminated().getMessage()).isNull();
+              assertThat(status("file-policy").getState().getTerminated().getMessage()).isNull();
+            });
+  }
+
+  @Test
   void onFailureAndNeverFollowTheirPolicies() {
     create("ok-once", "OnFailure", Manifests.shell("main", "exit 0"));
     create("fail-once", "Never", Manifests.shell("main", "exit 7"));

@@ -53,6 +53,15 @@ final class GrpcErrors {
     if (code == Status.Code.DEADLINE_EXCEEDED) {
       return EtcdFailure.DEADLINE_EXCEEDED;
     }
+    // etcd's server gives up at the deadline the call carried and says so in its own words,
+    // with code UNKNOWN: the same failure, seen from the other end.
+    if (code == Status.Code.UNKNOWN && description.equals("context deadline exceeded")) {
+      return EtcdFailure.DEADLINE_EXCEEDED;
+    }
+    // The member's process died during the call.
+    if (code == Status.Code.UNKNOWN && description.equals("channel closed")) {
+      return EtcdFailure.UNREACHABLE;
+    }
     if (!description.startsWith(ETCD_PREFIX)) {
       // gRPC reports a connection the member closed under a call in flight (its pod stopping)
       // as UNKNOWN "channel closed": the member went away, like any other transport failure.

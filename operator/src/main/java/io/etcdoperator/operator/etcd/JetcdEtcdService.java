@@ -238,13 +238,17 @@ public final class JetcdEtcdService implements EtcdService {
 
   private record ListAnswer(Optional<MemberList> list, Optional<ProbeFailure> failure) {}
 
-  /** Expected failures become data; unexpected ones are thrown (and fail the probe round). */
+  /**
+   * Every failure of a probe becomes data: an unexpected one too (logged), as a member that does
+   * not answer. One member's odd failure must not cost the status of the whole cluster.
+   */
   private static ProbeFailure probeFailure(Throwable t, String url) {
     RuntimeException e = GrpcErrors.classify(t, url);
     if (e instanceof EtcdException expected) {
       return ProbeFailure.of(expected);
     }
-    throw e;
+    LOG.warn("Unexpected failure probing {}: {}", url, e.getMessage());
+    return new ProbeFailure(EtcdFailure.UNREACHABLE, e.getMessage());
   }
 
   @Override

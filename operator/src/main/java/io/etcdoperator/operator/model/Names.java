@@ -78,6 +78,12 @@ public final class Names {
   /** ... as {@code <survivor>@<revision>@<time>}. */
   public static final String REBUILT_FROM_ANNOTATION = ANNOTATION_PREFIX + "rebuilt-from";
 
+  /**
+   * On the cluster-state ConfigMap: the cluster ID (hex) the cluster formed with, recorded once a
+   * quorum was seen. Members answering with another ID are another cluster, never this one.
+   */
+  public static final String CLUSTER_ID_ANNOTATION = ANNOTATION_PREFIX + "cluster-id";
+
   /** On the rebuild pod: the ordinal of the survivor whose claim it runs on. */
   public static final String SURVIVOR_ANNOTATION = ANNOTATION_PREFIX + "survivor";
 

@@ -26,6 +26,8 @@ public final class Conditions {
   public static final String WAITING_FOR_MEMBERS = "WaitingForMembers";
   public static final String RECONCILED = "Reconciled";
   public static final String REBUILDING = "Rebuilding";
+  public static final String POD_NOT_A_MEMBER = "PodNotAMember";
+  public static final String ALARM = "AlarmRaised";
   public static final String MAJORITY_DATA_LOST = "MajorityDataLost";
 
   private Conditions() {}

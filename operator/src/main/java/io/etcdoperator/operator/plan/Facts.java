@@ -22,8 +22,9 @@ import java.util.stream.Collectors;
  * healthy, which pods run an old template.
  *
  * <p>Quorum: a voter of the member list is the leader, and a majority of the voters answer, belong
- * to the same cluster, have no alarm and follow that leader. A member is healthy when there is a
- * quorum and it is one of those that follow its leader.
+ * to the same cluster and follow that leader (an alarm does not break a quorum). A member is
+ * healthy when there is a quorum, it is one of those that follow its leader, and it reports no
+ * alarm.
  */
 final class Facts {
   /** A member that lags the leader by more raft entries than this has not caught up. */
@@ -148,12 +149,7 @@ final class Facts {
   private boolean followsLeader(Member m) {
     return leaderId != 0
         && probeOf(m)
-            .map(
-                p ->
-                    p.reachable()
-                        && p.clusterId() == clusterId
-                        && p.leaderId() == leaderId
-                        && p.alarms().isEmpty())
+            .map(p -> p.reachable() && p.clusterId() == clusterId && p.leaderId() == leaderId)
             .orElse(false);
   }
 
@@ -163,7 +159,16 @@ final class Facts {
    * leader for an election timeout).
    */
   boolean healthy(Member m) {
-    return quorum && followsLeader(m);
+    return quorum && followsLeader(m) && probeOf(m).map(p -> p.alarms().isEmpty()).orElse(false);
+  }
+
+  /** The alarms members report (etcd's alarms are cluster-wide: NOSPACE, CORRUPT). */
+  SortedSet<String> alarms() {
+    SortedSet<String> alarms = new TreeSet<>();
+    view.probes().values().stream()
+        .filter(MemberProbe::reachable)
+        .forEach(p -> alarms.addAll(p.alarms()));
+    return alarms;
   }
 
   List<Member> healthyVoters() {

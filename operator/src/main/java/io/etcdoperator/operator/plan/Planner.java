@@ -101,6 +101,13 @@ public final class Planner {
     if (facts.clusterIds.size() > 1) {
       return reportOnly(status.splitBrain());
     }
+    Optional<String> recorded =
+        view.clusterState().flatMap(s -> s.annotation(Names.CLUSTER_ID_ANNOTATION));
+    if (recorded.isPresent()
+        && facts.clusterId != 0
+        && !recorded.get().equals(Hex.id(facts.clusterId))) {
+      return reportOnly(status.anotherCluster(recorded.get()));
+    }
     if (desired.replicas() == 0 && !desired.persistentStorage()) {
       return reportOnly(
           status.invalidSpec(
@@ -253,16 +260,20 @@ public final class Planner {
       StatusBuilder.Report report = status.withQuorum(desired, step, hibernate);
       return new Plan(
           true,
-          Optional.of(
-              new ClusterStateDecision(
-                  true,
-                  initial,
-                  facts.view.clusterState().map(SurvivorRebuild::kept).orElse(Map.of()))),
+          Optional.of(new ClusterStateDecision(true, initial, annotations())),
           OptionalInt.of(replicas),
           claimMembers(),
           step,
           report.status(),
           report.requeue());
+    }
+
+    /** The record of rebuilds carried on, and the cluster ID seen with quorum. */
+    private Map<String, String> annotations() {
+      Map<String, String> annotations =
+          new TreeMap<>(facts.view.clusterState().map(SurvivorRebuild::kept).orElse(Map.of()));
+      annotations.put(Names.CLUSTER_ID_ANNOTATION, Hex.id(facts.clusterId));
+      return annotations;
     }
 
     /** Each healthy member's claim, marked with the member it holds, where it is not yet. */
@@ -367,6 +378,14 @@ public final class Planner {
               .orElseThrow();
       Optional<ClaimView> claim = Optional.ofNullable(facts.view.claims().get(ordinal));
       boolean podExists = facts.view.pod(ordinal).isPresent();
+      if (upOnForeignData(ordinal)) {
+        return new Step.Wait(
+            "pod "
+                + Names.pod(target.name(), ordinal)
+                + " runs etcd for a member that is not in the cluster and shows no sign of lost"
+                + " data: it may hold the only copy of some data, so the operator neither adds a"
+                + " member there nor deletes its claim");
+      }
       if (desired.persistentStorage()
           && claim.isPresent()
           && claim.get().memberId() != 0
@@ -399,6 +418,13 @@ public final class Planner {
           && claim.isPresent()
           && claim.get().memberId() != 0
           && claim.get().memberId() != learner.id()) {
+        if (upOnForeignData(ordinal)) {
+          return new Step.Wait(
+              "pod "
+                  + pod
+                  + " runs on the claim of a former member and shows no sign of lost data;"
+                  + " the operator will not delete that claim while it runs");
+        }
         if (!claim.get().terminating()) {
           return new Step.DeleteClaim(
               ordinal,
@@ -420,6 +446,19 @@ public final class Planner {
             "its emptyDir still holds a former member's data; a new pod starts empty");
       }
       return new Step.Wait("learner " + learner.name() + " to start");
+    }
+
+    /**
+     * A pod that runs etcd on data that belongs to no member of this cluster, without the signs of
+     * a member that lost its data: a survivor of another incarnation, say. Its claim is never
+     * deleted while it runs.
+     */
+    private boolean upOnForeignData(int ordinal) {
+      return facts
+          .view
+          .pod(ordinal)
+          .map(p -> !p.terminating() && p.running() && !facts.lostDataAt(ordinal))
+          .orElse(false);
     }
 
     private Step roll() {

@@ -80,6 +80,22 @@ final class StatusBuilder {
         Planner.PENDING_RESYNC);
   }
 
+  Report anotherCluster(String recorded) {
+    String message =
+        "the members that answer belong to cluster "
+            + Hex.id(facts.clusterId)
+            + ", but this cluster formed as "
+            + recorded
+            + " (recorded in its cluster-state ConfigMap): another cluster was started next to its"
+            + " data; the operator changes nothing until a human resolves it";
+    return report(
+        condition(Conditions.AVAILABLE, false, Conditions.SPLIT_BRAIN, message),
+        condition(Conditions.READY, false, Conditions.SPLIT_BRAIN, message),
+        condition(Conditions.PROGRESSING, false, Conditions.SPLIT_BRAIN, message),
+        condition(Conditions.DEGRADED, true, Conditions.SPLIT_BRAIN, message),
+        Planner.PENDING_RESYNC);
+  }
+
   Report bootstrapping(Desired desired, Step step) {
     long running = facts.view.pods().values().stream().filter(PodView::running).count();
     String waiting =
@@ -149,6 +165,8 @@ final class StatusBuilder {
       activity = Conditions.SCALING_DOWN;
     } else if (!stale.isEmpty()) {
       activity = Conditions.ROLLING_UPDATE;
+    } else if (!facts.alarms().isEmpty()) {
+      activity = Conditions.ALARM;
     } else if (!ours.stream().allMatch(facts::healthy)) {
       activity = Conditions.MEMBERS_UNREACHABLE;
     } else {
@@ -173,9 +191,16 @@ final class StatusBuilder {
             + " of "
             + desired.replicas()
             + " members are healthy voters; "
-            + (step instanceof Step.None ? "waiting for members" : step.describe());
+            + (Conditions.ALARM.equals(activity)
+                ? "etcd raised alarms "
+                    + facts.alarms()
+                    + " (NOSPACE: writes refused until space is freed and the alarm disarmed;"
+                    + " CORRUPT: members' data diverged)"
+                : step instanceof Step.None ? "waiting for members" : step.describe());
     boolean progressing =
-        !(step instanceof Step.None) || !Conditions.MEMBERS_UNREACHABLE.equals(activity);
+        !(step instanceof Step.None)
+            || !(Conditions.MEMBERS_UNREACHABLE.equals(activity)
+                || Conditions.ALARM.equals(activity));
     return report(
         available,
         condition(Conditions.READY, false, activity, message),
@@ -284,11 +309,35 @@ final class StatusBuilder {
             .filter(m -> !facts.healthy(m))
             .map(m -> m.name() + ": " + facts.whyUnhealthy(m))
             .toList();
-    if (unhealthy.isEmpty()) {
-      return condition(Conditions.DEGRADED, false, healthyReason, "no member is unhealthy");
+    if (!unhealthy.isEmpty()) {
+      return condition(
+          Conditions.DEGRADED, true, Conditions.MEMBERS_UNREACHABLE, String.join("; ", unhealthy));
     }
-    return condition(
-        Conditions.DEGRADED, true, Conditions.MEMBERS_UNREACHABLE, String.join("; ", unhealthy));
+    List<String> strays = straysRunning();
+    if (!strays.isEmpty()) {
+      return condition(
+          Conditions.DEGRADED,
+          true,
+          Conditions.POD_NOT_A_MEMBER,
+          String.join(", ", strays)
+              + (strays.size() > 1 ? " run" : " runs")
+              + " etcd but the cluster has no such member; it may hold the data of another"
+              + " cluster, so the operator deletes nothing of it");
+    }
+    return condition(Conditions.DEGRADED, false, healthyReason, "no member is unhealthy");
+  }
+
+  /** Running member pods whose ordinal is not in the member list (once a list is known). */
+  private List<String> straysRunning() {
+    if (facts.members.isEmpty()) {
+      return List.of();
+    }
+    Set<Integer> listed = new TreeSet<>();
+    facts.members.forEach(m -> listed.add(m.ordinal()));
+    return facts.view.pods().values().stream()
+        .filter(p -> p.running() && !p.terminating() && !listed.contains(p.ordinal()))
+        .map(PodView::name)
+        .toList();
   }
 
   private Condition condition(String type, boolean status, String reason, String message) {

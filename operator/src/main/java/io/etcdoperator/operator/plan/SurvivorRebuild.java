@@ -264,6 +264,9 @@ final class SurvivorRebuild {
         .annotation(Names.REBUILT_ANNOTATION)
         .ifPresent(v -> kept.put(Names.REBUILT_ANNOTATION, v));
     state
+        .annotation(Names.CLUSTER_ID_ANNOTATION)
+        .ifPresent(v -> kept.put(Names.CLUSTER_ID_ANNOTATION, v));
+    state
         .annotation(Names.REBUILT_FROM_ANNOTATION)
         .ifPresent(v -> kept.put(Names.REBUILT_FROM_ANNOTATION, v));
     return kept;

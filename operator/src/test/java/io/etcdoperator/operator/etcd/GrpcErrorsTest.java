@@ -18,6 +18,8 @@ class GrpcErrorsTest {
       value = {
         "DEADLINE_EXCEEDED   | CallOptions deadline exceeded after 1s                | DEADLINE_EXCEEDED",
         "DEADLINE_EXCEEDED   | context deadline exceeded                             | DEADLINE_EXCEEDED",
+        "UNKNOWN             | context deadline exceeded                             | DEADLINE_EXCEEDED",
+        "UNKNOWN             | channel closed                                        | UNREACHABLE",
         "UNAVAILABLE         | io exception                                          | UNREACHABLE",
         "UNAVAILABLE         | Channel shutdownNow invoked                           | UNREACHABLE",
         "UNKNOWN             | channel closed                                        | UNREACHABLE",

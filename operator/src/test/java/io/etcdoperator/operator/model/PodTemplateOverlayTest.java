@@ -41,7 +41,9 @@ class PodTemplateOverlayTest {
             "--listen-client-urls=http://0.0.0.0:2379",
             "--listen-metrics-urls=http://0.0.0.0:2381",
             "--initial-advertise-peer-urls=http://$(POD_NAME).demo-headless.$(POD_NAMESPACE).svc:2380",
-            "--advertise-client-urls=http://$(POD_NAME).demo-headless.$(POD_NAMESPACE).svc:2379");
+            "--advertise-client-urls=http://$(POD_NAME).demo-headless.$(POD_NAMESPACE).svc:2379",
+            "--experimental-corrupt-check-time=5m",
+            "--experimental-initial-corrupt-check=true");
     assertThat(etcd.getEnv())
         .extracting(EnvVar::getName)
         .containsExactly("POD_NAME", "POD_NAMESPACE");
@@ -58,7 +60,16 @@ class PodTemplateOverlayTest {
         etcd(template("options: {snapshot-count: '10000', auto-compaction-retention: '1h'}"));
     assertThat(etcd.getArgs())
         .endsWith("--auto-compaction-retention=1h", "--snapshot-count=10000")
-        .hasSize(9);
+        .hasSize(11);
+  }
+
+  @Test
+  void optionsReplaceTheCorruptionCheckDefaults() {
+    Container etcd = etcd(template("options: {experimental-corrupt-check-time: '1m'}"));
+    assertThat(etcd.getArgs())
+        .contains(
+            "--experimental-corrupt-check-time=1m", "--experimental-initial-corrupt-check=true")
+        .doesNotContain("--experimental-corrupt-check-time=5m");
   }
 
   @Test

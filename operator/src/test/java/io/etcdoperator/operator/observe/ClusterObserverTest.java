@@ -110,7 +110,9 @@ class ClusterObserverTest {
                 false,
                 "3.4.23",
                 20480,
-                List.of("memberID:256 alarm:NOSPACE ")));
+                List.of("memberID:256 alarm:NOSPACE "),
+                99,
+                0));
     assertThat(probed.probes().get(1).learner()).isTrue();
     assertThat(probed.probes().get(1).seesLeader()).isTrue();
     assertThat(probed.probes().get(2)).isEqualTo(MemberProbe.unreachable(2, URL2, "not answering"));

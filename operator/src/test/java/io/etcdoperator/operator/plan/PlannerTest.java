@@ -130,10 +130,15 @@ class PlannerTest {
             Views.healthy(3).noPod(1).unreachable(1, "UnknownHost"),
             expect(new Step.None(), 3, EXISTING, "True/QuorumHeld", "False/MembersUnreachable")),
         row(
-            "a member raised an alarm: not healthy",
+            "a member raised an alarm: quorum holds, the member is not healthy, the alarm is said",
             target(3),
             Views.healthy(3).alarm(1, "NOSPACE"),
-            expect(new Step.None(), 3, EXISTING, "True/QuorumHeld", "False/MembersUnreachable")),
+            expect(new Step.None(), 3, EXISTING, "True/QuorumHeld", "False/AlarmRaised")),
+        row(
+            "every member reports CORRUPT (alarms are cluster-wide): still a quorum, not Ready",
+            target(3),
+            Views.healthy(3).alarm(0, "CORRUPT").alarm(1, "CORRUPT").alarm(2, "CORRUPT"),
+            expect(new Step.None(), 3, EXISTING, "True/QuorumHeld", "False/AlarmRaised")),
         row(
             "learner started and healthy: promote",
             target(4),
@@ -188,12 +193,41 @@ class PlannerTest {
                 "True/QuorumHeld",
                 "False/ScalingUp")),
         row(
-            "scale up where a pod still runs on a former member's claim: add the learner first",
+            "replacing a member that lost its data: its crashing pod stays, add the learner first",
             target(4),
-            Views.healthy(3).claimTerminating(3).pod(3, true, false),
+            Views.healthy(3)
+                .claimTerminating(3)
+                .pod(3, true, false)
+                .lastTermination(3, "panic: tocommit(31) is out of range [lastIndex(0)]."),
             expect(
                 new Step.AddLearner(3, "test-3", Names.peerUrl(NS, NAME, 3)),
                 3,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/ScalingUp")),
+        row(
+            "seed 000 scenario 3: a pod runs on a claim of a member the cluster does not have and"
+                + " shows no sign of lost data: delete nothing, add nothing",
+            target(4),
+            Views.healthy(3).claim(3).pod(3, true, false),
+            expect(
+                new Step.Wait(
+                    "pod test-3 runs etcd for a member that is not in the cluster and shows no sign"
+                        + " of lost data: it may hold the only copy of some data, so the operator"
+                        + " neither adds a member there nor deletes its claim"),
+                3,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/ScalingUp")),
+        row(
+            "a learner's pod runs on a former member's claim with no sign of lost data: keep it",
+            target(4),
+            Views.healthy(3).learner(3, false).claimOf(3, 0x999, false).pod(3, true, false),
+            expect(
+                new Step.Wait(
+                    "pod test-3 runs on the claim of a former member and shows no sign of lost"
+                        + " data; the operator will not delete that claim while it runs"),
+                4,
                 EXISTING,
                 "True/QuorumHeld",
                 "False/ScalingUp")),
@@ -652,6 +686,21 @@ class PlannerTest {
     assertThat(condition(plan, Conditions.PROGRESSING)).isEqualTo("False/RollStuck");
     assertThat(message(plan, Conditions.DEGRADED))
         .startsWith("rolling update stopped: test-2 was restarted");
+  }
+
+  @Test
+  void membersOfAnotherClusterThanTheOneThatFormedAreLeftAlone() {
+    Plan plan = Planner.plan(target(3), Views.healthy(3).recordedClusterId(0xabc).build());
+    assertThat(plan.step()).isEqualTo(new Step.None());
+    assertThat(plan.manageObjects()).isFalse();
+    assertThat(condition(plan, Conditions.AVAILABLE)).isEqualTo("False/SplitBrain");
+    assertThat(message(plan, Conditions.AVAILABLE))
+        .startsWith("the members that answer belong to cluster c1, but this cluster formed as abc");
+    Plan same =
+        Planner.plan(target(3), Views.healthy(3).recordedClusterId(Views.CLUSTER_ID).build());
+    assertThat(condition(same, Conditions.READY)).isEqualTo("True/AllMembersReady");
+    assertThat(same.clusterState().orElseThrow().annotations())
+        .containsEntry("etcd.aenix.io/cluster-id", "c1");
   }
 
   @Test

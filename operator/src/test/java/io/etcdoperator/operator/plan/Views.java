@@ -255,6 +255,19 @@ final class Views {
     return this;
   }
 
+  /** The cluster-state ConfigMap records that the cluster formed with this cluster ID. */
+  Views recordedClusterId(long clusterId) {
+    ClusterStateView s = clusterState.orElseThrow();
+    clusterState =
+        Optional.of(
+            new ClusterStateView(
+                s.existing(),
+                s.initialCluster(),
+                s.token(),
+                java.util.Map.of(Names.CLUSTER_ID_ANNOTATION, Long.toHexString(clusterId))));
+    return this;
+  }
+
   Views noClusterState() {
     clusterState = Optional.empty();
     return this;

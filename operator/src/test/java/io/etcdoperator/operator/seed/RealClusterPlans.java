@@ -50,6 +50,9 @@ import java.util.TreeMap;
  * etcd-<ordinal>}, so the planner maps names to ordinals as it does in a real cluster.
  */
 final class RealClusterPlans implements AutoCloseable {
+  /** The member IDs the claims were marked with (an earlier incarnation's). */
+  static final long FORMER_MEMBER_ID_BASE = 0xf00d00L;
+
   static final String NAMESPACE = "default";
   static final String CLUSTER = "etcd";
   static final String HASH = "h1";
@@ -119,7 +122,10 @@ final class RealClusterPlans implements AutoCloseable {
               HASH,
               now.minus(Duration.ofHours(1)),
               null));
-      claims.put(i, new ClaimView(Names.dataClaim(CLUSTER, i), i, false, 0));
+      // Each claim held its member's data once, and the operator marked it with the member's ID
+      // (the IDs of that incarnation: none of them is in a rebuilt member list).
+      claims.put(
+          i, new ClaimView(Names.dataClaim(CLUSTER, i), i, false, FORMER_MEMBER_ID_BASE + i));
       initial.put(m.name(), m.peerUrl());
     }
     ClusterProbe probe = etcd.probeAll(key(cluster), List.copyOf(urls.values()));

@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.api.model.Probe;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.time.Instant;
@@ -194,6 +195,7 @@ final class ContainerRunner {
           continue;
         }
         Instant startedAt = Instant.now();
+        long logOffset = logSize();
         Process p;
         try {
           p = pod.launch(container, config);
@@ -234,6 +236,7 @@ final class ContainerRunner {
                 .withNewTerminated()
                 .withExitCode(exit)
                 .withReason(exit == 0 ? "Completed" : "Error")
+                .withMessage(terminationMessage(exit, logOffset))
                 .withStartedAt(startedAt.toString())
                 .withFinishedAt(finishedAt.toString())
                 .withContainerID("sandbox://" + p.pid())
@@ -468,6 +471,45 @@ final class ContainerRunner {
         .withMessage(message)
         .endWaiting()
         .build();
+  }
+
+  private long logSize() {
+    try {
+      Path log = pod.logFile(container);
+      return Files.exists(log) ? Files.size(log) : 0;
+    } catch (IOException e) {
+      return 0;
+    }
+  }
+
+  /**
+   * The termination message, as the kubelet writes it: with {@code FallbackToLogsOnError}, when the
+   * container failed, the tail of what it printed (its last 80 lines, at most 2048 bytes).
+   * Termination message files ({@code terminationMessagePath}) are not read: no process here writes
+   * one.
+   */
+  private String terminationMessage(int exit, long logOffset) {
+    if (exit == 0 || !"FallbackToLogsOnError".equals(container.getTerminationMessagePolicy())) {
+      return null;
+    }
+    try {
+      byte[] all = Files.readAllBytes(pod.logFile(container));
+      String output =
+          new String(
+              all,
+              (int) Math.min(logOffset, all.length),
+              (int) Math.max(0, all.length - logOffset),
+              StandardCharsets.UTF_8);
+      List<String> lines = output.lines().filter(l -> !l.startsWith("[sandbox ")).toList();
+      String tail = String.join("\n", lines.subList(Math.max(0, lines.size() - 80), lines.size()));
+      byte[] bytes = tail.getBytes(StandardCharsets.UTF_8);
+      if (bytes.length > 2048) {
+        tail = new String(bytes, bytes.length - 2048, 2048, StandardCharsets.UTF_8);
+      }
+      return tail.isEmpty() ? null : tail;
+    } catch (IOException e) {
+      return null;
+    }
   }
 
   private void log(String line) {

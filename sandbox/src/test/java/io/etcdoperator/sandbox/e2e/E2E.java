@@ -120,6 +120,20 @@ public final class E2E implements AutoCloseable {
     sandbox.faults().kill(NS, pod, "etcd");
   }
 
+  /**
+   * Kills the etcd containers of these pods, waits until each runs again, and kills them all again
+   * at once: then every one of them waits out its back-off before its next start, together.
+   */
+  public void killAllAndKeepDown(List<String> pods) {
+    java.util.Map<String, Integer> before = new java.util.HashMap<>();
+    pods.forEach(p -> before.put(p, restarts(p)));
+    pods.forEach(p -> sandbox.faults().kill(NS, p, "etcd"));
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> pods.stream().allMatch(p -> restarts(p) > before.get(p) && running(p)));
+    pods.forEach(p -> sandbox.faults().kill(NS, p, "etcd"));
+  }
+
   int restarts(String pod) {
     var p = client().pods().inNamespace(NS).withName(pod).get();
     return p == null || p.getStatus() == null || p.getStatus().getContainerStatuses() == null
