@@ -18,7 +18,6 @@ import java.util.concurrent.ExecutionException;
 final class GrpcErrors {
   private static final String ETCD_PREFIX = "etcdserver: ";
   private static final String LEARNER_NOT_READY = "in sync with leader";
-  private static final String CHANNEL_CLOSED = "channel closed";
 
   private GrpcErrors() {}
 
@@ -63,10 +62,7 @@ final class GrpcErrors {
       return EtcdFailure.UNREACHABLE;
     }
     if (!description.startsWith(ETCD_PREFIX)) {
-      // gRPC reports a connection the member closed under a call in flight (its pod stopping)
-      // as UNKNOWN "channel closed": the member went away, like any other transport failure.
-      boolean closed = code == Status.Code.UNKNOWN && description.equals(CHANNEL_CLOSED);
-      return code == Status.Code.UNAVAILABLE || closed ? EtcdFailure.UNREACHABLE : null;
+      return code == Status.Code.UNAVAILABLE ? EtcdFailure.UNREACHABLE : null;
     }
     if (description.contains("member not found")) {
       return EtcdFailure.MEMBER_NOT_FOUND;

@@ -22,7 +22,6 @@ class GrpcErrorsTest {
         "UNKNOWN             | channel closed                                        | UNREACHABLE",
         "UNAVAILABLE         | io exception                                          | UNREACHABLE",
         "UNAVAILABLE         | Channel shutdownNow invoked                           | UNREACHABLE",
-        "UNKNOWN             | channel closed                                        | UNREACHABLE",
         "FAILED_PRECONDITION | etcdserver: not leader                                | NOT_LEADER",
         "NOT_FOUND           | etcdserver: member not found                          | MEMBER_NOT_FOUND",
         "UNAVAILABLE         | etcdserver: rpc not supported for learner             | NOT_SUPPORTED_ON_LEARNER",
