@@ -3,11 +3,16 @@ package io.etcdoperator.operator.etcd;
 import io.grpc.Channel;
 import io.grpc.ConnectivityState;
 import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
 import io.grpc.netty.NettyChannelBuilder;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.URI;
+import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -20,6 +25,14 @@ import java.util.concurrent.TimeUnit;
  * The connections of an {@link EtcdService}: one gRPC channel per (cluster, endpoint), created on
  * first use and reused by every later call, all sharing one event loop and one callback executor,
  * so the number of threads does not grow with the number of clusters or members.
+ *
+ * <p>Each channel is bound to one address: the endpoint's host is resolved on every lookup, and
+ * when it names another address than the channel's (a member's pod was recreated and got a new IP),
+ * the channel is closed and a new one made. gRPC's own name resolution is not used: it caches an
+ * answer for 30 s, and after a lookup failed in between (no pod for a moment) its pick-first
+ * balancer kept calling the old address for as long as the test ran (gRPC 1.70), so a member that
+ * came back on a new address stayed "not answering" and the cluster looked as if it had lost
+ * quorum. A host that does not resolve fails the call as UNAVAILABLE, as gRPC did.
  *
  * <p>A channel nobody used for {@code idleTimeout} is closed on the next lookup for its cluster:
  * members get new addresses when their pods move, and the old ones must not pile up.
@@ -39,12 +52,22 @@ final class EtcdChannels implements AutoCloseable {
   private final Map<String, Map<String, Entry>> byCluster = new HashMap<>();
   private boolean closed;
 
+  private final Resolver resolver;
+
+  /** Resolves a host name (or address literal) to the address to connect to. */
+  @FunctionalInterface
+  interface Resolver {
+    InetAddress resolve(String host) throws UnknownHostException;
+  }
+
   private static final class Entry {
     final ManagedChannel channel;
+    final InetAddress address;
     long lastUsedNanos = System.nanoTime();
 
-    Entry(ManagedChannel channel) {
+    Entry(ManagedChannel channel, InetAddress address) {
       this.channel = channel;
+      this.address = address;
     }
   }
 
@@ -53,21 +76,54 @@ final class EtcdChannels implements AutoCloseable {
       Executor callbackExecutor,
       Duration deadline,
       Duration idleTimeout) {
+    this(eventLoop, callbackExecutor, deadline, idleTimeout, InetAddress::getByName);
+  }
+
+  EtcdChannels(
+      EventLoopGroup eventLoop,
+      Executor callbackExecutor,
+      Duration deadline,
+      Duration idleTimeout,
+      Resolver resolver) {
     this.eventLoop = eventLoop;
     this.callbackExecutor = callbackExecutor;
     this.deadline = deadline;
     this.idleTimeoutNanos = idleTimeout.toNanos();
+    this.resolver = resolver;
   }
 
-  /** The channel to {@code clientUrl} for {@code clusterKey}, created when missing. */
+  /**
+   * The channel to {@code clientUrl} for {@code clusterKey}, at the address its host resolves to
+   * now; created when missing or when the address changed.
+   *
+   * @throws StatusRuntimeException UNAVAILABLE when the host does not resolve
+   */
   synchronized Channel get(String clusterKey, String clientUrl) {
     if (closed) {
       throw new IllegalStateException("the etcd service is closed");
     }
+    URI uri = parse(clientUrl);
+    InetAddress address;
+    try {
+      address = resolver.resolve(uri.getHost());
+    } catch (UnknownHostException e) {
+      throw Status.UNAVAILABLE
+          .withDescription("Unable to resolve host " + uri.getHost())
+          .withCause(e)
+          .asRuntimeException();
+    }
     Map<String, Entry> endpoints = byCluster.computeIfAbsent(clusterKey, k -> new HashMap<>());
     long now = System.nanoTime();
     closeIdle(endpoints, clientUrl, now);
-    Entry entry = endpoints.computeIfAbsent(clientUrl, url -> new Entry(build(url)));
+    Entry entry = endpoints.get(clientUrl);
+    if (entry != null && !entry.address.equals(address)) {
+      entry.channel.shutdownNow();
+      entry = null;
+    }
+    if (entry == null) {
+      entry = new Entry(build(uri, address), address);
+      endpoints.put(clientUrl, entry);
+    }
     entry.lastUsedNanos = now;
     // After failed connects gRPC waits (up to 2 minutes) before trying again; a member that came
     // back must be seen by this probe, not by one two minutes later.
@@ -118,9 +174,9 @@ final class EtcdChannels implements AutoCloseable {
             });
   }
 
-  private ManagedChannel build(String clientUrl) {
-    URI uri = parse(clientUrl);
-    return NettyChannelBuilder.forTarget("dns:///" + uri.getHost() + ":" + uri.getPort())
+  private ManagedChannel build(URI uri, InetAddress address) {
+    return NettyChannelBuilder.forAddress(new InetSocketAddress(address, uri.getPort()))
+        .overrideAuthority(uri.getHost() + ":" + uri.getPort())
         .eventLoopGroup(eventLoop)
         .channelType(NioSocketChannel.class)
         .executor(callbackExecutor)

@@ -17,9 +17,11 @@ import io.etcd.jetcd.api.RangeRequest;
 import io.etcd.jetcd.api.StatusRequest;
 import io.etcd.jetcd.api.StatusResponse;
 import io.grpc.CallOptions;
+import io.grpc.Channel;
 import io.grpc.ClientCall;
 import io.grpc.Deadline;
 import io.grpc.MethodDescriptor;
+import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.StreamObserver;
 import io.netty.channel.EventLoopGroup;
@@ -370,8 +372,14 @@ public final class JetcdEtcdService implements EtcdService {
   private <Q, R> CompletableFuture<R> call(
       String clusterKey, String url, MethodDescriptor<Q, R> method, Q request, Deadline deadline) {
     CompletableFuture<R> result = new CompletableFuture<>();
-    ClientCall<Q, R> call =
-        channels.get(clusterKey, url).newCall(method, CallOptions.DEFAULT.withDeadline(deadline));
+    Channel channel;
+    try {
+      channel = channels.get(clusterKey, url);
+    } catch (StatusRuntimeException e) {
+      result.completeExceptionally(e);
+      return result;
+    }
+    ClientCall<Q, R> call = channel.newCall(method, CallOptions.DEFAULT.withDeadline(deadline));
     ClientCalls.asyncUnaryCall(
         call,
         request,
