@@ -136,8 +136,16 @@ class FaultsIT {
   void freezeStopsAnsweringAndThawResumes() throws Exception {
     PodHandle h = sandbox.kubelet().pod("default", "etcd-2");
     sandbox.faults().freeze("default", "etcd-2");
-    String stat = Files.readString(Path.of("/proc", String.valueOf(h.pid(null)), "stat"));
-    assertThat(stat.substring(stat.lastIndexOf(')') + 2).charAt(0)).isEqualTo('T');
+    Path stat = Path.of("/proc", String.valueOf(h.pid(null)), "stat");
+    // The kernel delivers SIGSTOP asynchronously: the process shows 'T' (stopped) moments later.
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .pollInterval(Duration.ofMillis(10))
+        .untilAsserted(
+            () -> {
+              String s = Files.readString(stat);
+              assertThat(s.substring(s.lastIndexOf(')') + 2).charAt(0)).isEqualTo('T');
+            });
     assertThat(healthy("etcd-2")).isFalse();
     await()
         .atMost(Duration.ofSeconds(15))
