@@ -238,6 +238,89 @@ class RecordingWriterIT {
     };
   }
 
+  /**
+   * What moving leadership costs writers, on plain etcd (no operator, no sandbox): the writer
+   * starts on the leader, leadership moves to a follower, and the longest gap from the move on is
+   * printed with the failed puts (the number the roll's "leader after leadership moved" is bounded
+   * by). Asserted only loosely (under 3 s): it is a measurement.
+   */
+  @Test
+  void leadershipMoveCostsWritersOneShortGap() {
+    try (LocalEtcdCluster cluster = LocalEtcdCluster.builder().members(3).start()) {
+      cluster.awaitHealthy(HEALTHY);
+      String leader = leaderUrl(cluster);
+      List<String> endpoints = new ArrayList<>(cluster.clientUrls());
+      endpoints.remove(leader);
+      endpoints.add(0, leader);
+      try (RecordingWriter writer = RecordingWriter.builder(endpoints).start()) {
+        awaitMoreAcknowledged(writer, 50);
+        var statuses = etcd.probeAll("it/" + cluster.name(), cluster.clientUrls());
+        var target =
+            cluster.clientUrls().stream()
+                .filter(u -> !u.equals(leader))
+                .map(u -> etcd.status("it/" + cluster.name(), u))
+                .findFirst()
+                .orElseThrow();
+        Instant moved = writer.mark("move leader");
+        etcd.moveLeader("it/" + cluster.name(), leader, target.clusterId(), target.memberId());
+        Duration call = Duration.between(moved, Instant.now());
+        awaitMoreAcknowledged(writer, 100);
+        WriterReport report = writer.report();
+        Duration gap =
+            report.longestGapBetween(moved, Instant.now()).map(Gap::length).orElse(Duration.ZERO);
+        System.out.println(
+            "leadership moved: call took "
+                + call.toMillis()
+                + " ms, longest write gap "
+                + gap.toMillis()
+                + " ms; "
+                + report.summary());
+        report.unconfirmed().forEach(f -> System.out.println("  failed put: " + f));
+        assertThat(report.lost()).isEmpty();
+        assertThat(gap).isLessThan(Duration.ofSeconds(3));
+        assertThat(statuses.leaderEndpoint()).isPresent();
+      }
+    }
+  }
+
+  /**
+   * What stopping the member a writer talks to costs it (SIGTERM, as a pod deletion does), on plain
+   * etcd: the writer moves to another endpoint; the gap and the failed puts are printed. Asserted
+   * only loosely (under 3 s): it is a measurement.
+   */
+  @Test
+  void stoppingTheWritersMemberCostsOneShortGap() {
+    try (LocalEtcdCluster cluster = LocalEtcdCluster.builder().members(3).start()) {
+      cluster.awaitHealthy(HEALTHY);
+      String leader = leaderUrl(cluster);
+      LocalEtcdMember victim =
+          cluster.members().stream()
+              .filter(m -> !m.clientUrl().equals(leader))
+              .findFirst()
+              .orElseThrow();
+      List<String> endpoints = new ArrayList<>(cluster.clientUrls());
+      endpoints.remove(victim.clientUrl());
+      endpoints.add(0, victim.clientUrl());
+      try (RecordingWriter writer = RecordingWriter.builder(endpoints).start()) {
+        awaitMoreAcknowledged(writer, 50);
+        Instant stopped = writer.mark("stop the writer's member");
+        victim.stop();
+        awaitMoreAcknowledged(writer, 100);
+        WriterReport report = writer.report();
+        Duration gap =
+            report.longestGapBetween(stopped, Instant.now()).map(Gap::length).orElse(Duration.ZERO);
+        System.out.println(
+            "writer's member stopped: longest write gap "
+                + gap.toMillis()
+                + " ms; "
+                + report.summary());
+        report.unconfirmed().forEach(f -> System.out.println("  failed put: " + f));
+        assertThat(report.lost()).isEmpty();
+        assertThat(gap).isLessThan(Duration.ofSeconds(3));
+      }
+    }
+  }
+
   private static void awaitMoreAcknowledged(RecordingWriter writer, int more) {
     int target = writer.acknowledgedCount() + more;
     await("writer acknowledged " + target)

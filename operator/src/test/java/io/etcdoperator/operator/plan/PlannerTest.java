@@ -418,6 +418,27 @@ class PlannerTest {
                 "True/QuorumHeld",
                 "False/RollingUpdate")),
         row(
+            "roll: the restarted member is healthy but its pod not Ready yet: wait (clients reach"
+                + " members through the Service, which routes to Ready pods only)",
+            target(3),
+            Views.healthy(3).podWithHash(0, "h0").podWithHash(1, "h0").pod(2, true, false),
+            expect(
+                new Step.Wait("pod test-2 to be Ready"),
+                3,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/RollingUpdate")),
+        row(
+            "roll: only the leader left, a follower's pod not Ready: wait before moving leadership",
+            target(3),
+            Views.healthy(3).podWithHash(0, "h0").pod(1, true, false),
+            expect(
+                new Step.Wait("pod test-1 to be Ready"),
+                3,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/RollingUpdate")),
+        row(
             "roll: a pod still terminating: wait",
             target(3),
             Views.healthy(3).podWithHash(0, "h0").podWithHash(1, "h0").terminating(2),

@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -80,6 +81,35 @@ class MembershipBenchmarkIT {
                     k -> new ArrayList<>())
                 .add(x.longestGap().toMillis());
           }
+        }
+        // Where the leader's gap falls: the roll's marks and the failed puts inside the gap.
+        for (RollE2EIT.Roll r : rolls) {
+          Instant from = r.marks().get(0).at();
+          report
+              .longestGapBetween(from, r.end())
+              .ifPresent(
+                  g -> {
+                    System.out.printf(
+                        "roll of %s: longest gap +%d..+%d ms after its first mark%n",
+                        r.leader(),
+                        Duration.between(from, g.from()).toMillis(),
+                        Duration.between(from, g.to()).toMillis());
+                    r.marks()
+                        .forEach(
+                            m ->
+                                System.out.printf(
+                                    "  +%6d ms %s%n",
+                                    Duration.between(from, m.at()).toMillis(), m.label()));
+                    report.unconfirmed().stream()
+                        .filter(f -> !f.end().isBefore(g.from()) && !f.at().isAfter(g.to()))
+                        .forEach(
+                            f ->
+                                System.out.printf(
+                                    "  +%6d ms failed after %d ms: %s%n",
+                                    Duration.between(from, f.at()).toMillis(),
+                                    f.took().toMillis(),
+                                    f.error()));
+                  });
         }
         System.out.println();
         System.out.printf("membership benchmark, %d runs (load before: %s)%n", RUNS, loadBefore);
