@@ -32,6 +32,18 @@ import java.util.stream.IntStream;
  * operator's work against the real cluster.
  */
 public final class Cluster implements AutoCloseable {
+  /** The 3-member cluster "test" in namespace default, with every default. */
+  static final String THREE_MEMBERS =
+      """
+      apiVersion: etcd.aenix.io/v1alpha1
+      kind: EtcdCluster
+      metadata:
+        name: test
+        namespace: default
+      spec:
+        replicas: 3
+      """;
+
   private final E2E e2e;
   private final String name;
   private final JetcdEtcdService etcd =

@@ -43,16 +43,7 @@ class CrashSafetyE2EIT {
   static final Duration STEP = Duration.ofMinutes(2);
   static final boolean EVERY_CALL = Boolean.getBoolean("crash.everyCall");
 
-  static final String CLUSTER =
-      """
-      apiVersion: etcd.aenix.io/v1alpha1
-      kind: EtcdCluster
-      metadata:
-        name: test
-        namespace: default
-      spec:
-        replicas: 3
-      """;
+  static final String CLUSTER = Cluster.THREE_MEMBERS;
 
   @TempDir Path dir;
 

@@ -33,16 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
 class RollE2EIT {
   @TempDir Path dir;
 
-  static final String CLUSTER =
-      """
-      apiVersion: etcd.aenix.io/v1alpha1
-      kind: EtcdCluster
-      metadata:
-        name: test
-        namespace: default
-      spec:
-        replicas: 3
-      """;
+  static final String CLUSTER = Cluster.THREE_MEMBERS;
 
   static final Duration STEP = Duration.ofMinutes(3);
 
