@@ -7,8 +7,11 @@ import io.grpc.netty.NettyChannelBuilder;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import java.net.InetAddress;
 import java.net.URI;
+import java.net.UnknownHostException;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -22,6 +25,13 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>A channel nobody used for {@code idleTimeout} is closed on the next lookup for its cluster:
  * members get new addresses when their pods move, and the old ones must not pile up.
+ *
+ * <p>A member whose pod moved answers under the same name at a new address. A connected channel
+ * notices nothing until its connection breaks, and then gRPC's resolver keeps the old address for
+ * {@code networkaddress.cache.ttl} (a system property gRPC reads itself; 30 s when unset) while it
+ * tries it again and again. So a lookup of a channel that is not connected resolves the name again,
+ * and when the addresses changed it replaces the channel: a moved member is probed at its new
+ * address at once, not half a minute later.
  */
 final class EtcdChannels implements AutoCloseable {
   // Calls are bounded by their deadlines; keepalive only recycles a connection whose peer went
@@ -36,14 +46,23 @@ final class EtcdChannels implements AutoCloseable {
   // One lock for all: lookups are a few per member per reconcile, and a plain lock makes it
   // obvious that closeCluster() and a concurrent lookup cannot leave a channel behind.
   private final Map<String, Map<String, Entry>> byCluster = new HashMap<>();
+  private final Resolver resolver;
   private boolean closed;
+
+  /** Resolves a host name to its addresses; an empty list when it does not resolve. */
+  @FunctionalInterface
+  interface Resolver {
+    List<String> addresses(String host);
+  }
 
   private static final class Entry {
     final ManagedChannel channel;
+    final List<String> addresses;
     long lastUsedNanos = System.nanoTime();
 
-    Entry(ManagedChannel channel) {
+    Entry(ManagedChannel channel, List<String> addresses) {
       this.channel = channel;
+      this.addresses = addresses;
     }
   }
 
@@ -52,6 +71,16 @@ final class EtcdChannels implements AutoCloseable {
       Executor callbackExecutor,
       Duration deadline,
       Duration idleTimeout) {
+    this(eventLoop, callbackExecutor, deadline, idleTimeout, EtcdChannels::resolve);
+  }
+
+  EtcdChannels(
+      EventLoopGroup eventLoop,
+      Executor callbackExecutor,
+      Duration deadline,
+      Duration idleTimeout,
+      Resolver resolver) {
+    this.resolver = resolver;
     this.eventLoop = eventLoop;
     this.callbackExecutor = callbackExecutor;
     this.deadline = deadline;
@@ -66,7 +95,17 @@ final class EtcdChannels implements AutoCloseable {
     Map<String, Entry> endpoints = byCluster.computeIfAbsent(clusterKey, k -> new HashMap<>());
     long now = System.nanoTime();
     closeIdle(endpoints, clientUrl, now);
-    Entry entry = endpoints.computeIfAbsent(clientUrl, url -> new Entry(build(url)));
+    Entry known = endpoints.get(clientUrl);
+    if (known != null && known.channel.getState(false) != ConnectivityState.READY) {
+      List<String> addresses = resolver.addresses(parse(clientUrl).getHost());
+      if (!addresses.isEmpty() && !addresses.equals(known.addresses)) {
+        known.channel.shutdownNow();
+        endpoints.remove(clientUrl);
+      }
+    }
+    Entry entry =
+        endpoints.computeIfAbsent(
+            clientUrl, url -> new Entry(build(url), resolver.addresses(parse(url).getHost())));
     entry.lastUsedNanos = now;
     // After failed connects gRPC waits (up to 2 minutes) before trying again; a member that came
     // back must be seen by this probe, not by one two minutes later.
@@ -106,6 +145,18 @@ final class EtcdChannels implements AutoCloseable {
               }
               return idle;
             });
+  }
+
+  /** The addresses a host name resolves to, sorted; empty when it does not resolve. */
+  static List<String> resolve(String host) {
+    try {
+      return Arrays.stream(InetAddress.getAllByName(host))
+          .map(InetAddress::getHostAddress)
+          .sorted()
+          .toList();
+    } catch (UnknownHostException e) {
+      return List.of();
+    }
   }
 
   private ManagedChannel build(String clientUrl) {

@@ -7,6 +7,7 @@ import io.etcd.jetcd.api.MaintenanceGrpc;
 import io.etcd.jetcd.api.StatusRequest;
 import io.etcdoperator.testing.LoopbackAddresses;
 import io.grpc.CallOptions;
+import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ClientCalls;
@@ -15,6 +16,8 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -45,6 +48,40 @@ class EtcdChannelsTest {
               StatusRuntimeException.class,
               e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.DEADLINE_EXCEEDED));
       assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(1));
+    } finally {
+      executor.shutdownNow();
+      loop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+    }
+  }
+
+  /**
+   * A member whose pod moved answers under the same name at another address. A channel that is not
+   * connected is replaced when its name resolves to other addresses than it was built for, so the
+   * next probe goes to the new address (gRPC's own resolver would keep the old one for 30 s); while
+   * the name resolves as before, the channel is kept.
+   */
+  @Test
+  void aChannelIsReplacedWhenItsNameResolvesElsewhere() throws Exception {
+    NioEventLoopGroup loop = new NioEventLoopGroup(1);
+    var executor = Executors.newSingleThreadExecutor();
+    List<String> resolvesTo = new ArrayList<>(List.of(LoopbackAddresses.allocate(2379)));
+    try (EtcdChannels channels =
+        new EtcdChannels(
+            loop,
+            executor,
+            Duration.ofMillis(500),
+            Duration.ofMinutes(1),
+            host -> List.copyOf(resolvesTo))) {
+      String url = "http://member-0.example:2379";
+      var first = channels.get("ns/a", url);
+      assertThat(channels.get("ns/a", url)).isSameAs(first);
+
+      resolvesTo.set(0, LoopbackAddresses.allocate(2379));
+      var second = channels.get("ns/a", url);
+      assertThat(second).isNotSameAs(first);
+      assertThat(((ManagedChannel) first).isShutdown()).isTrue();
+      assertThat(channels.get("ns/a", url)).isSameAs(second);
+      assertThat(channels.openChannels()).isEqualTo(1);
     } finally {
       executor.shutdownNow();
       loop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
