@@ -14,8 +14,8 @@ import java.util.stream.Collectors;
 
 /**
  * The Events a change of status deserves: quorum lost and regained, bootstrap started and finished,
- * split brain, an invalid spec, a stuck roll, hibernation, a member going unhealthy or coming back.
- * Pure: compares two statuses.
+ * split brain, a majority's data lost, an invalid spec, a stuck roll, hibernation, a member going
+ * unhealthy or coming back. Pure: compares two statuses.
  */
 public final class Transitions {
   private Transitions() {}
@@ -45,6 +45,8 @@ public final class Transitions {
             notices.add(new Notice(true, "QuorumLost", available.getMessage()));
         case Conditions.SPLIT_BRAIN ->
             notices.add(new Notice(true, "SplitBrain", available.getMessage()));
+        case Conditions.MAJORITY_DATA_LOST ->
+            notices.add(new Notice(true, "MajorityDataLost", available.getMessage()));
         case Conditions.HIBERNATED ->
             notices.add(new Notice(false, "Hibernated", available.getMessage()));
         default -> {}
