@@ -99,7 +99,8 @@ final class EtcdChannels implements AutoCloseable {
     if (known != null && known.channel.getState(false) != ConnectivityState.READY) {
       List<String> addresses = resolver.addresses(parse(clientUrl).getHost());
       if (!addresses.isEmpty() && !addresses.equals(known.addresses)) {
-        known.channel.shutdownNow();
+        // Calls still waiting on it end at their deadlines; new ones go to the new channel.
+        known.channel.shutdown();
         endpoints.remove(clientUrl);
       }
     }

@@ -57,6 +57,11 @@ final class GrpcErrors {
     if (code == Status.Code.UNKNOWN && description.equals("context deadline exceeded")) {
       return EtcdFailure.DEADLINE_EXCEEDED;
     }
+    // gRPC's Netty transport when the connection closes under a call (the member's process
+    // stopped while it was being asked): as unreachable as a refused connection.
+    if (code == Status.Code.UNKNOWN && description.equals("channel closed")) {
+      return EtcdFailure.UNREACHABLE;
+    }
     if (!description.startsWith(ETCD_PREFIX)) {
       return code == Status.Code.UNAVAILABLE ? EtcdFailure.UNREACHABLE : null;
     }

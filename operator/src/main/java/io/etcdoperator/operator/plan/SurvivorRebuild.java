@@ -2,6 +2,7 @@ package io.etcdoperator.operator.plan;
 
 import io.etcdoperator.operator.model.InitialMember;
 import io.etcdoperator.operator.model.Names;
+import io.etcdoperator.operator.observe.ClaimView;
 import io.etcdoperator.operator.observe.ClusterStateView;
 import io.etcdoperator.operator.observe.MemberProbe;
 import io.etcdoperator.operator.observe.RebuildView;
@@ -44,7 +45,14 @@ import java.util.TreeSet;
  *   <li>Record the intent in the ConfigMap's annotations: the opt-in value and the survivor. From
  *       here on the rebuild continues from that record, even when the signs of data loss vanish
  *       with the stopped pods, and after an operator restart.
- *   <li>Stop every member pod (StatefulSet to 0; claims are kept).
+ *   <li>Stop every member pod (StatefulSet to 0; the survivor's claim is kept).
+ *   <li>Delete every other member's claim, one per reconcile: {@code --force-new-cluster} drops
+ *       those members, and what their claims hold (the log of a member the rebuilt cluster no
+ *       longer has) would keep their pods from ever joining again. The user opted in to losing
+ *       whatever the survivor lacks, and a member less advanced than the survivor holds nothing the
+ *       survivor lacks that a quorum ever acknowledged. Without this, a survivor of any ordinal but
+ *       the lowest waited forever: the StatefulSet runs the lower ordinals' pods again at once, on
+ *       their old claims, as etcd members of no cluster, which the operator protects.
  *   <li>Start the rebuild pod: the survivor's pod spec on the survivor's claim, under its name,
  *       with {@code --force-new-cluster}: etcd keeps the data, the cluster ID and the member ID,
  *       and drops every other member.
@@ -52,7 +60,7 @@ import java.util.TreeSet;
  *       only member, the rebuild recorded with its revision and time), then delete the rebuild pod.
  *   <li>Once the rebuild pod is gone, the ordinary rules run the survivor's own pod again (a
  *       one-member cluster with quorum) and add the other ordinals back as learners, each on a
- *       fresh claim.
+ *       fresh claim (the StatefulSet creates it with the pod).
  * </ol>
  *
  * <p>A rebuild pod outside a rebuild in progress (finished, or the opt-in withdrawn) is deleted;
@@ -143,6 +151,24 @@ final class SurvivorRebuild {
               new Step.Wait("every member pod to stop"),
               status.rebuilding(
                   "rebuilding from " + survivor + ": stopping every member pod first")));
+    }
+    Optional<ClaimView> other =
+        facts.view.claims().values().stream().filter(c -> c.ordinal() != ordinal).findFirst();
+    if (other.isPresent()) {
+      String rebuilding = "rebuilding from " + survivor + ": clearing the other members' claims";
+      return Optional.of(
+          stopped(
+              other.get().terminating()
+                  ? new Step.Wait("claim " + other.get().name() + " to be deleted")
+                  : new Step.DeleteClaim(
+                      other.get().ordinal(),
+                      other.get().name(),
+                      "the rebuild keeps only "
+                          + survivor
+                          + "; member "
+                          + Names.member(target.name(), other.get().ordinal())
+                          + " comes back new, on a fresh claim"),
+              status.rebuilding(rebuilding)));
     }
     return Optional.of(
         stopped(

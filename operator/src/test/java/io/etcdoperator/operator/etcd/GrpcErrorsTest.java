@@ -21,6 +21,7 @@ class GrpcErrorsTest {
         "UNKNOWN             | context deadline exceeded                             | DEADLINE_EXCEEDED",
         "UNAVAILABLE         | io exception                                          | UNREACHABLE",
         "UNAVAILABLE         | Channel shutdownNow invoked                           | UNREACHABLE",
+        "UNKNOWN             | channel closed                                        | UNREACHABLE",
         "FAILED_PRECONDITION | etcdserver: not leader                                | NOT_LEADER",
         "NOT_FOUND           | etcdserver: member not found                          | MEMBER_NOT_FOUND",
         "UNAVAILABLE         | etcdserver: rpc not supported for learner             | NOT_SUPPORTED_ON_LEARNER",

@@ -268,6 +268,20 @@ final class Views {
     return this;
   }
 
+  /**
+   * The cluster-state ConfigMap records a rebuild under way from member {@code survivor}, asked for
+   * with the opt-in value {@code optIn}.
+   */
+  Views rebuilding(int survivor, String optIn) {
+    ClusterStateView s = clusterState.orElseThrow();
+    Map<String, String> annotations = new LinkedHashMap<>(s.annotations());
+    annotations.put(Names.REBUILDING_ANNOTATION, optIn);
+    annotations.put(Names.REBUILDING_FROM_ANNOTATION, Names.member(NAME, survivor));
+    clusterState =
+        Optional.of(new ClusterStateView(s.existing(), s.initialCluster(), s.token(), annotations));
+    return this;
+  }
+
   Views noClusterState() {
     clusterState = Optional.empty();
     return this;
