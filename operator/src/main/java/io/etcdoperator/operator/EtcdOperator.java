@@ -16,6 +16,7 @@ import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
@@ -36,6 +37,7 @@ public final class EtcdOperator implements AutoCloseable {
   private final EtcdService etcd;
   private final Optional<HttpEndpoints> http;
   private final PrometheusMeterRegistry registry;
+  private final AtomicBoolean closed = new AtomicBoolean();
 
   private EtcdOperator(
       Operator operator,
@@ -55,8 +57,10 @@ public final class EtcdOperator implements AutoCloseable {
     new JvmThreadMetrics().bindTo(registry);
     new JvmGcMetrics().bindTo(registry);
     AtomicBoolean leading = new AtomicBoolean(settings.leaderElection().isEmpty());
-    EtcdService etcd =
+    JetcdEtcdService etcd =
         new JetcdEtcdService(EtcdServiceConfig.defaults().withDeadline(settings.etcdDeadline()));
+    // Connections to members, reused across reconciles, dropped when their cluster is deleted.
+    registry.gauge("etcd.operator.etcd.channels", etcd, JetcdEtcdService::openChannels);
 
     Operator operator =
         new Operator(
@@ -66,6 +70,8 @@ public final class EtcdOperator implements AutoCloseable {
                   .withUseSSAToPatchPrimaryResource(false)
                   .withSSABasedCreateUpdateMatchForDependentResources(false)
                   .withConcurrentReconciliationThreads(settings.reconcileThreads())
+                  // stop() lets a reconcile under way finish before the etcd connections close
+                  .withReconciliationTerminationTimeout(Duration.ofSeconds(10))
                   .withMetrics(
                       MicrometerMetrics.newPerResourceCollectingMicrometerMetricsBuilder(registry)
                           .build());
@@ -142,6 +148,11 @@ public final class EtcdOperator implements AutoCloseable {
         .sum();
   }
 
+  /** Open gRPC channels to etcd members, over all clusters. */
+  public double etcdChannels() {
+    return registry.find("etcd.operator.etcd.channels").gauge().value();
+  }
+
   /** The metrics, as /metrics serves them. */
   public String scrapeMetrics() {
     return registry.scrape();
@@ -149,6 +160,9 @@ public final class EtcdOperator implements AutoCloseable {
 
   @Override
   public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
     http.ifPresent(HttpEndpoints::close);
     operator.stop();
     etcd.close();

@@ -127,6 +127,10 @@ class PodLifecycleIT {
         .pollInterval(Duration.ofMillis(100))
         .untilAsserted(
             () -> {
+              for (String pod : List.of("last-words", "no-last-words", "file-policy")) {
+                assertThat(status(pod)).isNotNull();
+                assertThat(status(pod).getState().getTerminated()).isNotNull();
+              }
               String message = status("last-words").getState().getTerminated().getMessage();
               assertThat(message).endsWith("boom").contains("line 100").doesNotContain("line 20\n");
               assertThat(message.lines().count()).isEqualTo(80);

@@ -8,7 +8,9 @@ import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcdoperator.sandbox.cli.SandboxCommand;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -46,9 +48,26 @@ class SeedManifestsE2EIT {
     return l;
   }
 
+  /**
+   * Creates or replaces each object, as {@code kubectl apply} would. A replacement reads the live
+   * resourceVersion first; when the operator writes the status in between, the server answers 409
+   * and the replacement is tried again (at most 5 times), as kubectl's retry does.
+   */
   static void apply(KubernetesClient k, Path manifest) throws Exception {
     try (InputStream in = Files.newInputStream(manifest)) {
-      k.load(in).items().forEach(o -> k.resource(o).createOr(r -> r.update()));
+      for (HasMetadata o : k.load(in).items()) {
+        for (int attempt = 1; ; attempt++) {
+          o.getMetadata().setResourceVersion(null);
+          try {
+            k.resource(o).createOr(r -> r.update());
+            break;
+          } catch (KubernetesClientException e) {
+            if (e.getCode() != 409 || attempt == 5) {
+              throw e;
+            }
+          }
+        }
+      }
     }
   }
 

@@ -1,5 +1,6 @@
 package io.etcdoperator.operator.cli;
 
+import java.security.Security;
 import java.util.ServiceLoader;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -19,8 +20,24 @@ public final class Main {
   private Main() {}
 
   public static void main(String[] args) {
+    shortAddressCache();
     System.exit(commandLine().execute(args));
   }
+
+  /**
+   * A member's pod gets a new address each time it is recreated, under the same name; the JVM keeps
+   * a name's address for 30 s by default, and for that long the operator would see a member that
+   * came back as gone. One second, unless the user chose otherwise. Must run before the first
+   * lookup: the JVM reads the setting once.
+   */
+  static void shortAddressCache() {
+    if (Security.getProperty(ADDRESS_CACHE_TTL) == null
+        && System.getProperty("sun.net.inetaddr.ttl") == null) {
+      Security.setProperty(ADDRESS_CACHE_TTL, "1");
+    }
+  }
+
+  static final String ADDRESS_CACHE_TTL = "networkaddress.cache.ttl";
 
   /** The full command line, with every subcommand found on the class path. */
   public static CommandLine commandLine() {

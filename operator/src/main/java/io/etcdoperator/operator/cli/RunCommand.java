@@ -10,7 +10,6 @@ import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.Security;
 import java.time.Duration;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -66,15 +65,8 @@ public final class RunCommand implements Callable<Integer> {
       description = "Deadline of every call to etcd, e.g. 1s, 500ms (default: ${DEFAULT-VALUE}).")
   String etcdTimeout = "1s";
 
-  private static final String DNS_CACHE_TTL = "networkaddress.cache.ttl";
-
   @Override
   public Integer call() throws Exception {
-    // Members are reached by name, and a moved pod keeps its name but not its address: the JVM
-    // must not answer with an old address for the 30 s it caches lookups by default.
-    if (Security.getProperty(DNS_CACHE_TTL) == null) {
-      Security.setProperty(DNS_CACHE_TTL, "2");
-    }
     if (kubeconfig != null) {
       if (!Files.isReadable(kubeconfig)) {
         System.err.println("etcd-operator: cannot read kubeconfig " + kubeconfig);

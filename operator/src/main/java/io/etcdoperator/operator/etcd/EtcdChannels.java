@@ -3,19 +3,22 @@ package io.etcdoperator.operator.etcd;
 import io.grpc.Channel;
 import io.grpc.ConnectivityState;
 import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
 import io.grpc.netty.NettyChannelBuilder;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.UnknownHostException;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -23,15 +26,16 @@ import java.util.concurrent.TimeUnit;
  * first use and reused by every later call, all sharing one event loop and one callback executor,
  * so the number of threads does not grow with the number of clusters or members.
  *
+ * <p>Each channel is bound to one address: the endpoint's host is resolved on every lookup, and
+ * when it names another address than the channel's (a member's pod was recreated and got a new IP),
+ * the channel is closed and a new one made. gRPC's own name resolution is not used: it caches an
+ * answer for 30 s, and after a lookup failed in between (no pod for a moment) its pick-first
+ * balancer kept calling the old address for as long as the test ran (gRPC 1.70), so a member that
+ * came back on a new address stayed "not answering" and the cluster looked as if it had lost
+ * quorum. A host that does not resolve fails the call as UNAVAILABLE, as gRPC did.
+ *
  * <p>A channel nobody used for {@code idleTimeout} is closed on the next lookup for its cluster:
  * members get new addresses when their pods move, and the old ones must not pile up.
- *
- * <p>A member whose pod moved answers under the same name at a new address. A connected channel
- * notices nothing until its connection breaks, and then gRPC's resolver keeps the old address for
- * {@code networkaddress.cache.ttl} (a system property gRPC reads itself; 30 s when unset) while it
- * tries it again and again. So a lookup of a channel that is not connected resolves the name again,
- * and when the addresses changed it replaces the channel: a moved member is probed at its new
- * address at once, not half a minute later.
  */
 final class EtcdChannels implements AutoCloseable {
   // Calls are bounded by their deadlines; keepalive only recycles a connection whose peer went
@@ -46,23 +50,24 @@ final class EtcdChannels implements AutoCloseable {
   // One lock for all: lookups are a few per member per reconcile, and a plain lock makes it
   // obvious that closeCluster() and a concurrent lookup cannot leave a channel behind.
   private final Map<String, Map<String, Entry>> byCluster = new HashMap<>();
-  private final Resolver resolver;
   private boolean closed;
 
-  /** Resolves a host name to its addresses; an empty list when it does not resolve. */
+  private final Resolver resolver;
+
+  /** Resolves a host name (or address literal) to the address to connect to. */
   @FunctionalInterface
   interface Resolver {
-    List<String> addresses(String host);
+    InetAddress resolve(String host) throws UnknownHostException;
   }
 
   private static final class Entry {
     final ManagedChannel channel;
-    final List<String> addresses;
+    final InetAddress address;
     long lastUsedNanos = System.nanoTime();
 
-    Entry(ManagedChannel channel, List<String> addresses) {
+    Entry(ManagedChannel channel, InetAddress address) {
       this.channel = channel;
-      this.addresses = addresses;
+      this.address = address;
     }
   }
 
@@ -71,7 +76,7 @@ final class EtcdChannels implements AutoCloseable {
       Executor callbackExecutor,
       Duration deadline,
       Duration idleTimeout) {
-    this(eventLoop, callbackExecutor, deadline, idleTimeout, EtcdChannels::resolve);
+    this(eventLoop, callbackExecutor, deadline, idleTimeout, InetAddress::getByName);
   }
 
   EtcdChannels(
@@ -80,33 +85,45 @@ final class EtcdChannels implements AutoCloseable {
       Duration deadline,
       Duration idleTimeout,
       Resolver resolver) {
-    this.resolver = resolver;
     this.eventLoop = eventLoop;
     this.callbackExecutor = callbackExecutor;
     this.deadline = deadline;
     this.idleTimeoutNanos = idleTimeout.toNanos();
+    this.resolver = resolver;
   }
 
-  /** The channel to {@code clientUrl} for {@code clusterKey}, created when missing. */
+  /**
+   * The channel to {@code clientUrl} for {@code clusterKey}, at the address its host resolves to
+   * now; created when missing or when the address changed.
+   *
+   * @throws StatusRuntimeException UNAVAILABLE when the host does not resolve
+   */
   synchronized Channel get(String clusterKey, String clientUrl) {
     if (closed) {
       throw new IllegalStateException("the etcd service is closed");
     }
+    URI uri = parse(clientUrl);
+    InetAddress address;
+    try {
+      address = resolver.resolve(uri.getHost());
+    } catch (UnknownHostException e) {
+      throw Status.UNAVAILABLE
+          .withDescription("Unable to resolve host " + uri.getHost())
+          .withCause(e)
+          .asRuntimeException();
+    }
     Map<String, Entry> endpoints = byCluster.computeIfAbsent(clusterKey, k -> new HashMap<>());
     long now = System.nanoTime();
     closeIdle(endpoints, clientUrl, now);
-    Entry known = endpoints.get(clientUrl);
-    if (known != null && known.channel.getState(false) != ConnectivityState.READY) {
-      List<String> addresses = resolver.addresses(parse(clientUrl).getHost());
-      if (!addresses.isEmpty() && !addresses.equals(known.addresses)) {
-        // Calls still waiting on it end at their deadlines; new ones go to the new channel.
-        known.channel.shutdown();
-        endpoints.remove(clientUrl);
-      }
+    Entry entry = endpoints.get(clientUrl);
+    if (entry != null && !entry.address.equals(address)) {
+      entry.channel.shutdownNow();
+      entry = null;
     }
-    Entry entry =
-        endpoints.computeIfAbsent(
-            clientUrl, url -> new Entry(build(url), resolver.addresses(parse(url).getHost())));
+    if (entry == null) {
+      entry = new Entry(build(uri, address), address);
+      endpoints.put(clientUrl, entry);
+    }
     entry.lastUsedNanos = now;
     // After failed connects gRPC waits (up to 2 minutes) before trying again; a member that came
     // back must be seen by this probe, not by one two minutes later.
@@ -119,7 +136,16 @@ final class EtcdChannels implements AutoCloseable {
   synchronized void closeCluster(String clusterKey) {
     Map<String, Entry> endpoints = byCluster.remove(clusterKey);
     if (endpoints != null) {
-      endpoints.values().forEach(e -> e.channel.shutdownNow());
+      endpoints
+          .values()
+          .forEach(
+              e -> {
+                try {
+                  e.channel.shutdownNow();
+                } catch (RejectedExecutionException ignored) {
+                  // the callback executor is already gone: nothing is left to run
+                }
+              });
     }
   }
 
@@ -148,21 +174,9 @@ final class EtcdChannels implements AutoCloseable {
             });
   }
 
-  /** The addresses a host name resolves to, sorted; empty when it does not resolve. */
-  static List<String> resolve(String host) {
-    try {
-      return Arrays.stream(InetAddress.getAllByName(host))
-          .map(InetAddress::getHostAddress)
-          .sorted()
-          .toList();
-    } catch (UnknownHostException e) {
-      return List.of();
-    }
-  }
-
-  private ManagedChannel build(String clientUrl) {
-    URI uri = parse(clientUrl);
-    return NettyChannelBuilder.forTarget("dns:///" + uri.getHost() + ":" + uri.getPort())
+  private ManagedChannel build(URI uri, InetAddress address) {
+    return NettyChannelBuilder.forAddress(new InetSocketAddress(address, uri.getPort()))
+        .overrideAuthority(uri.getHost() + ":" + uri.getPort())
         .eventLoopGroup(eventLoop)
         .channelType(NioSocketChannel.class)
         .executor(callbackExecutor)

@@ -57,8 +57,7 @@ final class GrpcErrors {
     if (code == Status.Code.UNKNOWN && description.equals("context deadline exceeded")) {
       return EtcdFailure.DEADLINE_EXCEEDED;
     }
-    // gRPC's Netty transport when the connection closes under a call (the member's process
-    // stopped while it was being asked): as unreachable as a refused connection.
+    // The member's process died during the call.
     if (code == Status.Code.UNKNOWN && description.equals("channel closed")) {
       return EtcdFailure.UNREACHABLE;
     }

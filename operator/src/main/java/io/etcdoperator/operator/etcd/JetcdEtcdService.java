@@ -17,9 +17,11 @@ import io.etcd.jetcd.api.RangeRequest;
 import io.etcd.jetcd.api.StatusRequest;
 import io.etcd.jetcd.api.StatusResponse;
 import io.grpc.CallOptions;
+import io.grpc.Channel;
 import io.grpc.ClientCall;
 import io.grpc.Deadline;
 import io.grpc.MethodDescriptor;
+import io.grpc.StatusRuntimeException;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.StreamObserver;
 import io.netty.channel.EventLoopGroup;
@@ -236,13 +238,17 @@ public final class JetcdEtcdService implements EtcdService {
 
   private record ListAnswer(Optional<MemberList> list, Optional<ProbeFailure> failure) {}
 
-  /** Expected failures become data; unexpected ones are thrown (and fail the probe round). */
+  /**
+   * Every failure of a probe becomes data: an unexpected one too (logged), as a member that does
+   * not answer. One member's odd failure must not cost the status of the whole cluster.
+   */
   private static ProbeFailure probeFailure(Throwable t, String url) {
     RuntimeException e = GrpcErrors.classify(t, url);
     if (e instanceof EtcdException expected) {
       return ProbeFailure.of(expected);
     }
-    throw e;
+    LOG.warn("Unexpected failure probing {}: {}", url, e.getMessage());
+    return new ProbeFailure(EtcdFailure.UNREACHABLE, e.getMessage());
   }
 
   @Override
@@ -366,8 +372,14 @@ public final class JetcdEtcdService implements EtcdService {
   private <Q, R> CompletableFuture<R> call(
       String clusterKey, String url, MethodDescriptor<Q, R> method, Q request, Deadline deadline) {
     CompletableFuture<R> result = new CompletableFuture<>();
-    ClientCall<Q, R> call =
-        channels.get(clusterKey, url).newCall(method, CallOptions.DEFAULT.withDeadline(deadline));
+    Channel channel;
+    try {
+      channel = channels.get(clusterKey, url);
+    } catch (StatusRuntimeException e) {
+      result.completeExceptionally(e);
+      return result;
+    }
+    ClientCall<Q, R> call = channel.newCall(method, CallOptions.DEFAULT.withDeadline(deadline));
     ClientCalls.asyncUnaryCall(
         call,
         request,

@@ -18,6 +18,8 @@ import java.util.SortedMap;
 import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Builds the {@link ClusterView} of one reconcile: the cluster's Kubernetes objects (from the
@@ -28,6 +30,7 @@ import java.util.TreeSet;
  * name lookup, not a deadline.
  */
 public final class ClusterObserver {
+  private static final Logger LOG = LoggerFactory.getLogger(ClusterObserver.class);
   private final EtcdService etcd;
   private final EtcdMetrics metrics;
   private final Clock clock;
@@ -80,6 +83,7 @@ public final class ClusterObserver {
           fromProbe(urls, etcd.probeAll(namespace + "/" + cluster, List.copyOf(urls.values())));
     }
     TreeMap<Integer, MemberProbe> probes = new TreeMap<>(probed.probes());
+    trace(cluster, probes, probed.memberList());
     readMetricsOfSilentMembers(namespace, cluster, pods, probes);
     Optional<RebuildView> rebuild =
         objects.rebuildPod().map(p -> rebuildView(namespace + "/" + cluster, p));
@@ -199,8 +203,35 @@ public final class ClusterObserver {
         .orElse(-1);
   }
 
+  /** What each member answered, at TRACE: the planner's whole input from etcd, for diagnosis. */
+  private static void trace(
+      String cluster, SortedMap<Integer, MemberProbe> probes, Optional<MemberList> list) {
+    if (!LOG.isTraceEnabled()) {
+      return;
+    }
+    LOG.trace(
+        "probed {}: {}; member list {}",
+        cluster,
+        probes.values().stream()
+            .map(
+                p ->
+                    p.ordinal()
+                        + (p.reachable()
+                            ? " "
+                                + Long.toHexString(p.memberId())
+                                + " leader "
+                                + Long.toHexString(p.leaderId())
+                                + (p.learner() ? " learner" : "")
+                            : " down"))
+            .toList(),
+        list.map(l -> l.members().size() + " members, from ordinal " + l.seenFromOrdinal())
+            .orElse("none"));
+  }
+
   static MemberProbe toView(int ordinal, io.etcdoperator.operator.etcd.MemberStatus s) {
     if (!s.reachable()) {
+      // The status says only "not answering"; the log keeps what gRPC said.
+      LOG.debug("probe of {} failed: {}", s.endpoint(), s.failure().orElseThrow());
       return MemberProbe.unreachable(ordinal, s.endpoint(), describe(s.failure().orElseThrow()));
     }
     return new MemberProbe(

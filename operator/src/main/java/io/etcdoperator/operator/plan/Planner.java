@@ -466,6 +466,9 @@ public final class Planner {
         return new Step.None();
       }
       SortedSet<Integer> stale = facts.stalePods(desired.podTemplateHash());
+      // A pod above the last member's ordinal is a removed member's: the StatefulSet deletes it.
+      int members = facts.knownOrdinals().isEmpty() ? 0 : facts.knownOrdinals().last() + 1;
+      stale.removeIf(i -> i >= members);
       if (stale.isEmpty()) {
         return new Step.None();
       }
@@ -501,9 +504,13 @@ public final class Planner {
       boolean tolerant = voters >= 3;
       if (follower.isPresent()) {
         Member m = follower.get();
-        if (!tolerant || Quorum.canRestart(voters, healthyVoters, m.learner(), true)) {
+        if (Quorum.canRestart(voters, healthyVoters, m.learner(), true)) {
           return new Step.DeletePods(
               List.of(Names.pod(target.name(), m.ordinal())), "rolling update");
+        }
+        if (!tolerant) {
+          return new Step.DeletePods(
+              List.of(Names.pod(target.name(), m.ordinal())), withoutQuorumMeanwhile(voters, m));
         }
         return new Step.Wait(
             "restarting " + m.name() + " now would leave the cluster without quorum");
@@ -518,9 +525,23 @@ public final class Planner {
       }
       if (!tolerant) {
         return new Step.DeletePods(
-            List.of(Names.pod(target.name(), leader.get().ordinal())), "rolling update");
+            List.of(Names.pod(target.name(), leader.get().ordinal())),
+            withoutQuorumMeanwhile(voters, leader.get()));
       }
       return new Step.Wait("a caught-up voter to take leadership from " + leader.get().name());
+    }
+
+    /**
+     * Why a 1- or 2-voter cluster is rolled anyway, and what it costs: etcd allows the restart, and
+     * no order of restarts keeps a quorum of 1 or 2 voters up.
+     */
+    private static String withoutQuorumMeanwhile(int voters, Member m) {
+      return "rolling update; with "
+          + voters
+          + (voters == 1 ? " voter" : " voters")
+          + " the cluster has no quorum while "
+          + m.name()
+          + " restarts and takes no writes until it is back";
     }
 
     /** Move leadership to the lowest-ordinal caught-up voter that runs the desired template. */

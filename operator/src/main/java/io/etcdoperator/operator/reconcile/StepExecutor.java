@@ -21,6 +21,11 @@ import org.slf4j.LoggerFactory;
  * Membership calls go to the leader (etcd 3.4 answers a promotion reliably only there, and moving
  * leadership is accepted only from it) and name the cluster ID the planner saw, so a call can never
  * land in another cluster. Expected failures become an outcome; the next reconcile is the retry.
+ *
+ * <p>Two refusals are "not yet", not failures: a learner etcd will not promote while it lags, and a
+ * member add or remove etcd refuses as "unhealthy cluster" (with its default strict reconfig check,
+ * until its leader has been connected to every voter for 5 s: after every member added, promoted or
+ * restarted, so on every step of a scale-up).
  */
 final class StepExecutor {
   private static final Logger LOG = LoggerFactory.getLogger(StepExecutor.class);
@@ -78,6 +83,23 @@ final class StepExecutor {
   }
 
   private Outcome act(String namespace, String key, Step step, ClusterView view) {
+    try {
+      return reconfigure(namespace, key, step, view);
+    } catch (EtcdException e) {
+      if (e.failure() == EtcdFailure.UNHEALTHY_CLUSTER
+          && (step instanceof Step.AddLearner || step instanceof Step.RemoveMember)) {
+        return new Outcome.NotYet(
+            "etcd refuses to "
+                + step.describe()
+                + " until its leader has been connected to every"
+                + " voter for 5 s: "
+                + e.detail());
+      }
+      throw e;
+    }
+  }
+
+  private Outcome reconfigure(String namespace, String key, Step step, ClusterView view) {
     if (step instanceof Step.AddLearner s) {
       Target t = leader(view);
       var added = etcd.addLearner(key, t.endpoint(), t.clusterId(), s.peerUrl());

@@ -14,8 +14,9 @@ import java.util.stream.Collectors;
 
 /**
  * The Events a change of status deserves: quorum lost and regained, bootstrap started and finished,
- * split brain, a majority's data lost, an invalid spec, a stuck roll, hibernation, a member going
- * unhealthy or coming back. Pure: compares two statuses.
+ * split brain, a majority's data lost, an invalid spec, a stuck roll, hibernation and waking up, a
+ * member going unhealthy or coming back (not while hibernating: then members stop because the user
+ * asked). Pure: compares two statuses.
  */
 public final class Transitions {
   private Transitions() {}
@@ -42,7 +43,13 @@ public final class Transitions {
         case Conditions.BOOTSTRAPPING ->
             notices.add(new Notice(false, "BootstrapStarted", available.getMessage()));
         case Conditions.QUORUM_LOST ->
-            notices.add(new Notice(true, "QuorumLost", available.getMessage()));
+            notices.add(
+                Conditions.HIBERNATED.equals(wasReason)
+                    ? new Notice(
+                        false,
+                        "WakingUp",
+                        "starting the members again on their claims; " + available.getMessage())
+                    : new Notice(true, "QuorumLost", available.getMessage()));
         case Conditions.SPLIT_BRAIN ->
             notices.add(new Notice(true, "SplitBrain", available.getMessage()));
         case Conditions.MAJORITY_DATA_LOST ->
@@ -89,6 +96,11 @@ public final class Transitions {
     if (previous == null || previous.getMembers() == null) {
       return;
     }
+    // Hibernating: members stop because the user asked for it, not because something broke.
+    boolean hibernating =
+        condition(next, Conditions.READY)
+            .map(c -> Conditions.HIBERNATED.equals(c.getReason()))
+            .orElse(false);
     Map<String, MemberStatus> before =
         previous.getMembers().stream()
             .filter(m -> m.getName() != null)
@@ -98,7 +110,12 @@ public final class Transitions {
       if (old == null || Objects.equals(old.getHealthy(), m.getHealthy())) {
         continue;
       }
-      if (Boolean.TRUE.equals(old.getHealthy())) {
+      if (old.getId() != null && m.getId() == null) {
+        // No longer in the member list: it was removed (a scale-down, a member replaced), which
+        // the removal's own Event says; its pod lingers until the StatefulSet shrinks.
+        continue;
+      }
+      if (Boolean.TRUE.equals(old.getHealthy()) && !hibernating) {
         notices.add(new Notice(true, "MemberUnhealthy", m.getName() + ": " + m.getMessage()));
       } else if (Boolean.TRUE.equals(m.getHealthy())) {
         notices.add(new Notice(false, "MemberHealthy", m.getName() + " is healthy again"));

@@ -72,6 +72,10 @@ final class FakeEtcdServer implements AutoCloseable {
     }
   }
 
+  String host() {
+    return host;
+  }
+
   String clientUrl() {
     return "http://" + host + ":2379";
   }

@@ -136,15 +136,17 @@ class JetcdEtcdServiceTest {
   }
 
   @Test
-  void unexpectedStatusesPropagate() {
+  void unexpectedStatusesPropagateFromCallsButAreDataInAProbe() {
     fake.status = new FakeEtcdServer.Fail(Status.INTERNAL.withDescription("disk on fire"));
 
     assertThatThrownBy(() -> generous.status(KEY, fake.clientUrl()))
         .isInstanceOf(EtcdUnexpectedException.class)
         .hasMessageContaining("disk on fire");
-    assertThatThrownBy(() -> generous.probeAll(KEY, List.of(fake.clientUrl())))
-        .isInstanceOf(EtcdUnexpectedException.class)
-        .hasMessageContaining("INTERNAL");
+    // One member's odd failure must not cost the status of the whole cluster: it does not answer.
+    ClusterProbe probe = generous.probeAll(KEY, List.of(fake.clientUrl()));
+    var failure = probe.members().get(0).status().failure().orElseThrow();
+    assertThat(failure.failure()).isEqualTo(EtcdFailure.UNREACHABLE);
+    assertThat(failure.detail()).contains("INTERNAL").contains("disk on fire");
   }
 
   @Test

@@ -75,6 +75,10 @@ class MemberDownIT {
           cluster.members().stream().filter(m -> !m.clientUrl().equals(leader)).findFirst().get();
 
       follower.freeze();
+      // SIGSTOP is delivered at once, but an answer already on its way may still arrive.
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> etcd.status(key, follower.clientUrl()).failure().isPresent());
       // Once over connections made before the freeze, once over new ones (the kernel accepts
       // the TCP connection of a stopped process; the HTTP/2 handshake never completes).
       for (JetcdEtcdService service : new JetcdEtcdService[] {etcd, fresh}) {

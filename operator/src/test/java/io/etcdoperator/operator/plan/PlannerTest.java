@@ -378,6 +378,22 @@ class PlannerTest {
                 "True/QuorumHeld",
                 "False/RollingUpdate")),
         row(
+            "roll during a scale-down: a removed member's pod is left to the StatefulSet",
+            target(3),
+            Views.healthy(4)
+                .notMember(3)
+                .unreachable(3, "removed")
+                .podWithHash(0, "h0")
+                .podWithHash(1, "h0")
+                .podWithHash(2, "h0")
+                .podWithHash(3, "h0"),
+            expect(
+                delete("rolling update", 2),
+                3,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/RollingUpdate")),
+        row(
             "roll: StatefulSet not yet on the new template: wait for it first",
             target(3),
             Views.healthy(3)
@@ -431,8 +447,24 @@ class PlannerTest {
             target(1),
             Views.healthy(1).podWithHash(0, "h0"),
             expect(
-                delete("rolling update", 0),
+                delete(
+                    "rolling update; with 1 voter the cluster has no quorum while test-0 restarts"
+                        + " and takes no writes until it is back",
+                    0),
                 1,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/RollingUpdate")),
+        row(
+            "roll a 2-member cluster: the follower first, status says it costs quorum",
+            target(2),
+            Views.healthy(2).podWithHash(0, "h0").podWithHash(1, "h0"),
+            expect(
+                delete(
+                    "rolling update; with 2 voters the cluster has no quorum while test-1 restarts"
+                        + " and takes no writes until it is back",
+                    1),
+                2,
                 EXISTING,
                 "True/QuorumHeld",
                 "False/RollingUpdate")),

@@ -324,6 +324,18 @@ class EtcdClusterReconcilerTest {
         .isEmpty();
   }
 
+  @Test
+  void deletingAClusterClosesItsConnectionsToEtcd() throws IOException {
+    apply(manifest("seed-000-fixed.yaml"));
+    steady();
+    assertThat(operator.etcdChannels()).as("one channel per probed member").isEqualTo(3);
+
+    test().delete();
+
+    await().atMost(Duration.ofSeconds(20)).until(() -> test().get() == null);
+    assertThat(operator.etcdChannels()).isZero();
+  }
+
   private List<Event> events(String reason) {
     return client.v1().events().inNamespace("default").list().getItems().stream()
         .filter(e -> reason.equals(e.getReason()))

@@ -37,6 +37,12 @@ class TransitionsTest {
         .build();
   }
 
+  static MemberStatus member(String name, String id, boolean healthy) {
+    MemberStatus m = member(name, healthy);
+    m.setId(id);
+    return m;
+  }
+
   static MemberStatus member(String name, boolean healthy) {
     MemberStatus m = new MemberStatus();
     m.setName(name);
@@ -102,6 +108,27 @@ class TransitionsTest {
             status("True", "QuorumHeld", "True", "AllMembersReady", member("test-1", true)),
             status("True", "QuorumHeld", "False", "MembersUnreachable", member("test-1", false)),
             List.of("Warning MemberUnhealthy")),
+        Arguments.of(
+            "member removed by a scale-down, its pod still there: no warning",
+            status("True", "QuorumHeld", "True", "AllMembersReady", member("test-3", "3f", true)),
+            status("True", "QuorumHeld", "True", "AllMembersReady", member("test-3", null, false)),
+            List.of()),
+        Arguments.of(
+            "a member of the list goes unhealthy: warning",
+            status("True", "QuorumHeld", "True", "AllMembersReady", member("test-3", "3f", true)),
+            status(
+                "True", "QuorumHeld", "False", "MembersUnreachable", member("test-3", "3f", false)),
+            List.of("Warning MemberUnhealthy")),
+        Arguments.of(
+            "hibernating: members stopping is no warning",
+            status("True", "QuorumHeld", "True", "AllMembersReady", member("test-1", "1f", true)),
+            status("True", "QuorumHeld", "False", "Hibernated", member("test-1", "1f", false)),
+            List.of()),
+        Arguments.of(
+            "waking up from hibernation: no quorum yet, and that is expected",
+            status("False", "Hibernated", "False", "Hibernated"),
+            status("False", "QuorumLost", "False", "QuorumLost"),
+            List.of("Normal WakingUp")),
         Arguments.of(
             "member back",
             status("True", "QuorumHeld", "False", "MembersUnreachable", member("test-1", false)),

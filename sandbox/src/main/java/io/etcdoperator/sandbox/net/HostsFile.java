@@ -5,12 +5,16 @@ import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.List;
 import java.util.Map;
 
 /**
- * Writes a hosts file in place: the same inode is truncated and rewritten, never replaced, so that
- * a bind mount of it over {@code /etc/hosts} in a pod's mount namespace sees every change.
+ * Writes hosts files. A pod's is written in place ({@link #write}): the same inode is truncated and
+ * rewritten, never replaced, so that a bind mount of it over {@code /etc/hosts} in a pod's mount
+ * namespace sees every change. The JVM's is replaced whole ({@link #replace}): the JDK reads it on
+ * every lookup, and a lookup between the truncation and the write of an in-place rewrite found no
+ * name at all (every member of a healthy cluster "not answering" for one probe).
  */
 public final class HostsFile {
   private HostsFile() {}
@@ -27,8 +31,29 @@ public final class HostsFile {
   }
 
   /**
-   * Replaces the content of the file, keeping its inode; does nothing when the content is
+   * Replaces the file with one holding {@code content}, atomically (a new file renamed over it): a
+   * reader sees the old content or the new, never a part; does nothing when the content is
    * unchanged.
+   */
+  public static synchronized void replace(Path file, String content) throws IOException {
+    byte[] bytes = content.getBytes(StandardCharsets.UTF_8);
+    if (Files.exists(file) && java.util.Arrays.equals(Files.readAllBytes(file), bytes)) {
+      return;
+    }
+    Path dir = file.toAbsolutePath().getParent();
+    Files.createDirectories(dir);
+    Path next = Files.createTempFile(dir, file.getFileName().toString(), ".next");
+    try {
+      Files.write(next, bytes);
+      Files.move(next, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    } finally {
+      Files.deleteIfExists(next);
+    }
+  }
+
+  /**
+   * Replaces the content of the file, keeping its inode; does nothing when the content is
+   * unchanged. A reader may see it empty or partly written for a moment.
    */
   public static synchronized void write(Path file, String content) throws IOException {
     byte[] bytes = content.getBytes(StandardCharsets.UTF_8);

@@ -15,6 +15,9 @@ import java.util.Map;
  * system property, which the JDK reads instead of asking DNS. The property takes effect only when
  * set at JVM start, so it cannot be set here: its absence is an error.
  *
+ * <p>The file is replaced whole on each change ({@link HostsFile#replace}), so that a lookup never
+ * reads it half written.
+ *
  * <p>Several sandboxes of one JVM share the one file: each publishes its own entries under its id
  * and the file is rewritten with the union (for a name published by two sandboxes, the one
  * published last wins).
@@ -64,7 +67,8 @@ public final class JvmHosts {
       entries.forEach((name, addresses) -> merged.put(name, new ArrayList<>(addresses)));
     }
     try {
-      HostsFile.write(file(), HostsFile.render("etcd-operator sandbox: names of this JVM", merged));
+      HostsFile.replace(
+          file(), HostsFile.render("etcd-operator sandbox: names of this JVM", merged));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

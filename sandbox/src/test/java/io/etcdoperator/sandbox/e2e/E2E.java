@@ -58,7 +58,18 @@ public final class E2E implements AutoCloseable {
     String yaml =
         manifest.contains("\n") ? manifest : Files.readString(Path.of("..", "examples", manifest));
     EtcdCluster cluster = client().getKubernetesSerialization().unmarshal(yaml, EtcdCluster.class);
-    return client().resource(cluster).createOr(r -> r.update());
+    // As kubectl apply does, retry when the operator's status write raced our read: the update
+    // reads the latest resourceVersion, and a status update in between makes the PUT a 409.
+    for (int attempt = 1; ; attempt++) {
+      cluster.getMetadata().setResourceVersion(null);
+      try {
+        return client().resource(cluster).createOr(r -> r.update());
+      } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+        if (e.getCode() != 409 || attempt == 10) {
+          throw e;
+        }
+      }
+    }
   }
 
   public Resource<EtcdCluster> cluster(String name) {
@@ -118,6 +129,20 @@ public final class E2E implements AutoCloseable {
     sandbox.faults().kill(NS, pod, "etcd");
     await().atMost(Duration.ofSeconds(30)).until(() -> restarts(pod) > before && running(pod));
     sandbox.faults().kill(NS, pod, "etcd");
+  }
+
+  /**
+   * Kills the etcd containers of these pods, waits until each runs again, and kills them all again
+   * at once: then every one of them waits out its back-off before its next start, together.
+   */
+  public void killAllAndKeepDown(List<String> pods) {
+    java.util.Map<String, Integer> before = new java.util.HashMap<>();
+    pods.forEach(p -> before.put(p, restarts(p)));
+    pods.forEach(p -> sandbox.faults().kill(NS, p, "etcd"));
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> pods.stream().allMatch(p -> restarts(p) > before.get(p) && running(p)));
+    pods.forEach(p -> sandbox.faults().kill(NS, p, "etcd"));
   }
 
   int restarts(String pod) {

@@ -1,0 +1,151 @@
+package io.etcdoperator.operator.reconcile;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.etcdoperator.operator.CallHook;
+import io.etcdoperator.operator.etcd.ClusterProbe;
+import io.etcdoperator.operator.etcd.EtcdException;
+import io.etcdoperator.operator.etcd.EtcdFailure;
+import io.etcdoperator.operator.etcd.EtcdService;
+import io.etcdoperator.operator.etcd.Health;
+import io.etcdoperator.operator.etcd.MemberAdded;
+import io.etcdoperator.operator.etcd.MemberStatus;
+import io.etcdoperator.operator.etcd.PromoteResult;
+import io.etcdoperator.operator.observe.ClusterView;
+import io.etcdoperator.operator.observe.MemberProbe;
+import io.etcdoperator.operator.plan.Step;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+
+/** What comes of a membership step when etcd refuses it. */
+class StepExecutorTest {
+  static final String LEADER = "http://test-0.test-headless.default.svc:2379";
+
+  /** etcd refuses every reconfiguration with the given failure. */
+  static final class Refusing implements EtcdService {
+    final EtcdFailure failure;
+    final String detail;
+
+    Refusing(EtcdFailure failure, String detail) {
+      this.failure = failure;
+      this.detail = detail;
+    }
+
+    private EtcdException refused(String url) {
+      return new EtcdException(failure, url, detail, null);
+    }
+
+    @Override
+    public MemberAdded addLearner(String key, String url, long clusterId, String peerUrl) {
+      throw refused(url);
+    }
+
+    @Override
+    public io.etcdoperator.operator.etcd.MemberList removeMember(
+        String key, String url, long clusterId, long memberId) {
+      throw refused(url);
+    }
+
+    @Override
+    public PromoteResult promoteLearner(String key, String url, long clusterId, long learnerId) {
+      throw refused(url);
+    }
+
+    @Override
+    public void moveLeader(String key, String url, long clusterId, long targetId) {
+      throw refused(url);
+    }
+
+    @Override
+    public MemberStatus status(String key, String url) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public io.etcdoperator.operator.etcd.MemberList memberList(String key, String url) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public List<io.etcdoperator.operator.etcd.Alarm> alarms(String key, String url) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public Health health(String key, String url) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public ClusterProbe probeAll(String key, List<String> urls) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public void closeCluster(String key) {}
+
+    @Override
+    public void close() {}
+  }
+
+  /** A view in which test-0 answers as the leader. */
+  static ClusterView leaderAnswers() {
+    TreeMap<Integer, MemberProbe> probes = new TreeMap<>();
+    probes.put(
+        0,
+        new MemberProbe(
+            0, LEADER, true, null, 0xc1, 0xa, 0xa, 2, 10, false, "3.4.23", 0, List.of()));
+    return new ClusterView(
+        Instant.EPOCH,
+        Optional.empty(),
+        new TreeMap<>(),
+        new TreeMap<>(),
+        Optional.empty(),
+        probes,
+        Optional.empty(),
+        Optional.empty());
+  }
+
+  static StepExecutor.Outcome execute(EtcdService etcd, Step step) {
+    return new StepExecutor(null, etcd, CallHook.NONE)
+        .execute("default", "test", step, leaderAnswers(), Optional.empty());
+  }
+
+  @Test
+  void anAddRefusedAsUnhealthyClusterIsNotYetNotAFailure() {
+    StepExecutor.Outcome outcome =
+        execute(
+            new Refusing(EtcdFailure.UNHEALTHY_CLUSTER, "etcdserver: unhealthy cluster"),
+            new Step.AddLearner(3, "test-3", "http://test-3.test-headless.default.svc:2380"));
+    assertThat(outcome).isInstanceOf(StepExecutor.Outcome.NotYet.class);
+    assertThat(((StepExecutor.Outcome.NotYet) outcome).message())
+        .contains("add test-3 as a learner")
+        .contains("5 s");
+  }
+
+  @Test
+  void aRemovalRefusedAsUnhealthyClusterIsNotYetNotAFailure() {
+    assertThat(
+            execute(
+                new Refusing(EtcdFailure.UNHEALTHY_CLUSTER, "etcdserver: unhealthy cluster"),
+                new Step.RemoveMember(2, "test-2", 0xb, "scaling down to 1")))
+        .isInstanceOf(StepExecutor.Outcome.NotYet.class);
+  }
+
+  @Test
+  void otherRefusalsStayFailures() {
+    assertThat(
+            execute(
+                new Refusing(EtcdFailure.UNREACHABLE, "connection refused"),
+                new Step.AddLearner(3, "test-3", "http://test-3.test-headless.default.svc:2380")))
+        .isInstanceOf(StepExecutor.Outcome.Failed.class);
+    assertThat(
+            execute(
+                new Refusing(EtcdFailure.UNHEALTHY_CLUSTER, "etcdserver: unhealthy cluster"),
+                new Step.MoveLeader("test-0", 0xa, 0, "test-1", 0xb, 1)))
+        .isInstanceOf(StepExecutor.Outcome.Failed.class);
+  }
+}
