@@ -27,10 +27,11 @@ import java.util.TreeSet;
  * The cluster formed before (the cluster-state ConfigMap says existing), there is no quorum, and
  * more members than the quorum allows show that they run without their data (their pods' last
  * words, see {@link Facts#lostDataAt}). The other known members are the survivors; the most
- * advanced is the one whose raft log goes furthest, by its status when it answers, else by the
- * commit index its metrics report (a member restarted without quorum answers only there); the
- * lowest ordinal on a tie. Without an opt-in: report {@code MajorityDataLost}, naming the lost
- * members, the survivor and how to opt in, and destroy nothing.
+ * advanced is the one with the highest (raft term, raft index), by its status when it answers; when
+ * a survivor answers only on its metrics (a member restarted without quorum), which tell a commit
+ * index but no term, by the index alone; the lowest ordinal on a tie. Without an opt-in: report
+ * {@code MajorityDataLost}, naming the lost members, the survivor and how to opt in, and destroy
+ * nothing.
  *
  * <h2>The opt-in</h2>
  *
@@ -191,12 +192,16 @@ final class SurvivorRebuild {
       return Optional.empty();
     }
     String lostNames = String.join(", ", Planner.podNames(target.name(), lost));
-    Optional<Integer> best =
-        known.stream()
-            .filter(i -> !lost.contains(i))
-            .max(
-                Comparator.comparingLong((Integer i) -> index(facts, i))
-                    .thenComparing(Comparator.reverseOrder()));
+    List<Integer> alive = known.stream().filter(i -> !lost.contains(i)).toList();
+    // etcd's own order of logs: the later term first, then the longer log. A survivor that answers
+    // only on its metrics tells no term: then the index alone decides, for every survivor.
+    boolean termsKnown = alive.stream().allMatch(i -> term(facts, i) > 0);
+    Comparator<Integer> byIndex = Comparator.comparingLong((Integer i) -> index(facts, i));
+    Comparator<Integer> byLog =
+        termsKnown
+            ? Comparator.comparingLong((Integer i) -> term(facts, i)).thenComparing(byIndex)
+            : byIndex;
+    Optional<Integer> best = alive.stream().max(byLog.thenComparing(Comparator.reverseOrder()));
     if (best.isEmpty()) {
       return Optional.of(
           reportOnly(
@@ -215,9 +220,10 @@ final class SurvivorRebuild {
         ambiguous
             ? "no survivor tells how far its log goes, so the most advanced one is unknown"
             : survivor
-                + " holds the most advanced data (raft index "
+                + " holds the most advanced data ("
+                + (termsKnown ? "raft term " + term(facts, best.get()) + ", index " : "raft index ")
                 + index(facts, best.get())
-                + ")";
+                + (termsKnown ? ")" : "; a survivor tells no raft term)");
     Optional<String> done =
         facts.view.clusterState().flatMap(s -> s.annotation(Names.REBUILT_ANNOTATION));
     Optional<String> optIn = target.rebuild().optIn();
@@ -276,6 +282,16 @@ final class SurvivorRebuild {
                     + advanced
                     + ". The operator destroys nothing and starts no new cluster; "
                     + why)));
+  }
+
+  /** The raft term a member reports (0: unknown, e.g. it answers only on its metrics). */
+  private static long term(Facts facts, int ordinal) {
+    return facts
+        .view
+        .probe(ordinal)
+        .filter(MemberProbe::reachable)
+        .map(MemberProbe::raftTerm)
+        .orElse(0L);
   }
 
   /** How far a member's log goes, as far as the operator can tell (0: unknown). */

@@ -4,8 +4,10 @@ import static io.etcdoperator.operator.plan.Views.NAME;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.etcdoperator.operator.model.Names;
+import io.fabric8.kubernetes.api.model.Condition;
 import java.util.OptionalInt;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -72,5 +74,77 @@ class SurvivorRebuildTest {
     assertThat(plan.statefulSetReplicas()).isEqualTo(OptionalInt.of(0));
     assertThat(plan.status().getConditions())
         .anyMatch(c -> c.getType().equals("Available") && c.getReason().equals("Rebuilding"));
+  }
+
+  static final String PANIC =
+      "raft: tocommit(9) is out of range [lastIndex(0)]. Was the raft log corrupted, truncated,"
+          + " or lost?";
+
+  /** Five members: 0, 1 and 2 wiped (their pods panicked, down); 3 and 4 answer, no leader. */
+  static Views threeOfFiveWiped() {
+    return Views.healthy(5)
+        .down(0)
+        .down(1)
+        .down(2)
+        .lastTermination(0, PANIC)
+        .lastTermination(1, PANIC)
+        .lastTermination(2, PANIC)
+        .noLeader();
+  }
+
+  static Condition available(Plan plan) {
+    return plan.status().getConditions().stream()
+        .filter(c -> c.getType().equals("Available"))
+        .findFirst()
+        .orElseThrow();
+  }
+
+  static Stream<Arguments> survivors() {
+    return Stream.of(
+        Arguments.of(
+            "the later term wins over the longer log",
+            threeOfFiveWiped().raftTermAndIndex(3, 7, 120).raftTermAndIndex(4, 8, 100),
+            "test-4 holds the most advanced data (raft term 8, index 100)"),
+        Arguments.of(
+            "the same term: the longer log",
+            threeOfFiveWiped().raftTermAndIndex(3, 8, 120).raftTermAndIndex(4, 8, 100),
+            "test-3 holds the most advanced data (raft term 8, index 120)"),
+        Arguments.of(
+            "all equal: the lowest ordinal",
+            threeOfFiveWiped().raftTermAndIndex(3, 8, 100).raftTermAndIndex(4, 8, 100),
+            "test-3 holds the most advanced data (raft term 8, index 100)"),
+        Arguments.of(
+            "a survivor answers only on its metrics: no term, the index alone",
+            threeOfFiveWiped().onlyMetrics(3, 150).raftTermAndIndex(4, 9, 100),
+            "test-3 holds the most advanced data (raft index 150; a survivor tells no raft term)"));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("survivors")
+  void aMajorityThatLostItsDataIsReportedNamingTheMostAdvancedSurvivor(
+      String name, Views view, String survivor) {
+    Plan plan = Planner.plan(Views.target(5), view.build());
+    Condition a = available(plan);
+    assertThat(a.getReason()).isEqualTo("MajorityDataLost");
+    assertThat(a.getMessage())
+        .contains("members test-0, test-1, test-2 lost their data")
+        .contains(survivor)
+        .contains("destroys nothing and starts no new cluster");
+    assertThat(plan.step()).isEqualTo(new Step.None());
+    assertThat(plan.statefulSetReplicas()).isEqualTo(OptionalInt.of(5));
+  }
+
+  @Test
+  void withTheOptInTheRebuildIsRecordedFromTheSurvivorWithTheHighestTermAndIndex() {
+    Target opted = Views.target(5).withRebuild(Target.Rebuild.of(UID, UID));
+    Plan plan =
+        Planner.plan(
+            opted,
+            threeOfFiveWiped().raftTermAndIndex(3, 7, 120).raftTermAndIndex(4, 8, 100).build());
+    assertThat(available(plan).getReason()).isEqualTo("Rebuilding");
+    assertThat(plan.clusterState().orElseThrow().annotations())
+        .containsEntry(Names.REBUILDING_ANNOTATION, UID)
+        .containsEntry(Names.REBUILDING_FROM_ANNOTATION, "test-4");
+    assertThat(plan.step()).isEqualTo(new Step.None());
   }
 }

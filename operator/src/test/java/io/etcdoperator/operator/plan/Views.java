@@ -418,6 +418,37 @@ final class Views {
     return this;
   }
 
+  /** Member {@code i} answers, at this raft term and index. */
+  Views raftTermAndIndex(int i, long term, long index) {
+    MemberProbe p = probes.get(i);
+    probes.put(
+        i,
+        new MemberProbe(
+            i,
+            p.endpoint(),
+            true,
+            null,
+            p.clusterId(),
+            p.memberId(),
+            p.leaderId(),
+            term,
+            index,
+            p.learner(),
+            p.version(),
+            p.dbSize(),
+            p.alarms()));
+    return this;
+  }
+
+  /** Member {@code i} does not answer on its client port; its metrics report this commit index. */
+  Views onlyMetrics(int i, long index) {
+    probes.put(
+        i,
+        MemberProbe.unreachable(i, Names.clientUrl(NS, NAME, i), "deadline exceeded")
+            .withMetricsIndex(index));
+    return this;
+  }
+
   Views clusterId(int i, long clusterId) {
     MemberProbe p = probes.get(i);
     probes.put(
