@@ -22,8 +22,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.awaitility.core.ConditionTimeoutException;
@@ -144,7 +142,8 @@ final class FaultSuite {
 
   private final long seed;
   private final Random random;
-  private final Calls calls = new Calls();
+  private final CallLog calls = new CallLog();
+  private Crasher crasher;
   private final List<Injected> injected = new ArrayList<>();
   private final List<String> problems = new ArrayList<>();
   private E2E e2e;
@@ -173,6 +172,8 @@ final class FaultSuite {
         Members witness = new Members(C)) {
       e2e = session;
       members = witness;
+      crasher = new Crasher(e2e.sandbox());
+      calls.listen(crasher);
       e2e.apply("seed-000-fixed.yaml");
       e2e.awaitReady(C, Duration.ofMinutes(2));
       Duration first = settle();
@@ -315,32 +316,21 @@ final class FaultSuite {
       case OPERATOR_CRASH:
         {
           String before = memberId(pod);
-          CountDownLatch stopped = new CountDownLatch(1);
-          List<String> at = new ArrayList<>();
-          calls.onNext(
-              Calls::destructive,
-              () -> {
-                try {
-                  at.add(lastCall());
-                  faults().stopOperator();
-                } catch (Exception e) {
-                  throw new IllegalStateException(e);
-                } finally {
-                  stopped.countDown();
-                }
-              });
+          crasher.arm(CallLog::destructive, 0);
           writer.mark("wipe " + pod + ", operator crash");
           faults().wipe(E2E.NS, pod);
-          boolean crashed = stopped.await(30, TimeUnit.SECONDS);
-          calls.disarm();
+          awaitQuietly(() -> crasher.fired() != null, Duration.ofSeconds(30));
+          String fired = crasher.fired();
+          if (fired != null) {
+            crasher.awaitStopped(Duration.ofSeconds(30));
+          }
+          crasher.disarm();
           faults().startOperator();
           Injected f =
               settled(
                   kind,
                   "wipe " + pod + " + operator crash",
-                  crashed
-                      ? "stopped after '" + String.join("", at) + "'"
-                      : "no call to stop after");
+                  fired != null ? "stopped after '" + fired + "'" : "no call to stop after");
           return withNote(f, f.note() + ", " + wipeOutcome(pod, before));
         }
       default:
@@ -364,11 +354,6 @@ final class FaultSuite {
     }
     return new Injected(
         f.kind(), f.what(), f.toReady(), f.note().isEmpty() ? note : f.note() + ", " + note);
-  }
-
-  private String lastCall() {
-    List<String> all = calls.since(0);
-    return all.isEmpty() ? "" : all.get(all.size() - 1);
   }
 
   private Injected settled(Kind kind, String what, String note) {
@@ -514,6 +499,18 @@ final class FaultSuite {
             runs.stream().mapToLong(Run::acknowledged).sum(),
             runs.stream().mapToLong(r -> Math.max(0, r.lost())).sum(),
             runs.stream().filter(r -> r.lost() < 0).count()));
+    List<Duration> all =
+        byKind.values().stream().flatMap(List::stream).sorted(Comparator.naturalOrder()).toList();
+    if (!all.isEmpty()) {
+      s.append(
+          String.format(
+              Locale.ROOT,
+              "  time to Ready over all %d faults: median %s, p90 %s, max %s%n",
+              all.size(),
+              seconds(all.get(all.size() / 2)),
+              seconds(all.get(Math.min(all.size() - 1, all.size() * 9 / 10))),
+              seconds(all.get(all.size() - 1))));
+    }
     byKind.forEach(
         (k, times) -> {
           List<Duration> sorted = times.stream().sorted(Comparator.naturalOrder()).toList();
