@@ -331,7 +331,7 @@ final class FaultSuite {
                   kind,
                   "wipe " + pod + " + operator crash",
                   fired != null ? "stopped after '" + fired + "'" : "no call to stop after");
-          return withNote(f, f.note() + ", " + wipeOutcome(pod, before));
+          return withNote(f, wipeOutcome(pod, before));
         }
       default:
         throw new IllegalArgumentException(kind.toString());

@@ -11,25 +11,34 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * Runs the {@link FaultSuite}: by default two runs of four faults each (CI), with seeds drawn at
- * random and printed. For a long run on demand: {@code scripts/fault-suite RUNS [SEED]}, which sets
- * {@code FAULT_SUITE_RUNS}, {@code FAULT_SUITE_SEED} (the first run's seed; run i uses seed + i)
- * and optionally {@code FAULT_SUITE_FAULTS}. Every run's line and the totals are printed and
- * appended to {@code target/fault-suite/results.txt}; a failed run's sandbox directory (pod logs
- * under {@code logs/}) is kept under {@code target/fault-suite/}.
+ * Runs the {@link FaultSuite}: by default two runs of four faults each (CI), the first seed drawn
+ * at random and printed. For a long run on demand: {@code scripts/fault-suite --runs 200 [--seed
+ * S]}, which sets the system properties {@code faults.runs}, {@code faults.seed} (the first run's
+ * seed; run i uses seed + i), {@code faults.perRun}, {@code faults.minutes} (no run starts after
+ * that long) and {@code faults.results} (environment variables {@code FAULT_SUITE_RUNS}, {@code
+ * FAULT_SUITE_SEED}, {@code FAULT_SUITE_FAULTS} work too). Every run's line and the totals are
+ * printed and appended to the results file (default {@code target/fault-suite/results.txt}); a
+ * failed run's sandbox directory (pod logs under {@code logs/}) is kept under {@code
+ * target/fault-suite/}.
  */
 class FaultSuiteE2EIT {
   @Test
   void seededRandomFaultsLoseNoAcknowledgedWrite() throws Exception {
-    int runs = env("FAULT_SUITE_RUNS", 2);
-    int faults = env("FAULT_SUITE_FAULTS", 4);
-    String given = System.getenv("FAULT_SUITE_SEED");
+    int runs = Integer.parseInt(setting("faults.runs", "FAULT_SUITE_RUNS", "2"));
+    int faults = Integer.parseInt(setting("faults.perRun", "FAULT_SUITE_FAULTS", "4"));
+    String given = setting("faults.seed", "FAULT_SUITE_SEED", "");
     long first =
         given == null || given.isBlank()
             ? ThreadLocalRandom.current().nextLong(1, 1_000_000_000L)
             : Long.parseLong(given.trim());
     Path base = Path.of("target", "fault-suite").toAbsolutePath();
-    Path results = base.resolve("results.txt");
+    String minutes = setting("faults.minutes", "FAULT_SUITE_MINUTES", "");
+    long stopStartingAt =
+        minutes.isEmpty()
+            ? Long.MAX_VALUE
+            : System.nanoTime() + java.time.Duration.ofMinutes(Long.parseLong(minutes)).toNanos();
+    String file = setting("faults.results", "FAULT_SUITE_RESULTS", "");
+    Path results = file.isBlank() ? base.resolve("results.txt") : Path.of(file).toAbsolutePath();
     String header =
         "fault-suite: "
             + runs
@@ -42,7 +51,7 @@ class FaultSuiteE2EIT {
     System.out.println(header);
     FaultSuite.append(results, header);
     List<FaultSuite.Run> done = new ArrayList<>();
-    for (int i = 0; i < runs; i++) {
+    for (int i = 0; i < runs && System.nanoTime() < stopStartingAt; i++) {
       long seed = first + i;
       Path dir = base.resolve("run-" + seed);
       FaultSuite.Run run;
@@ -65,9 +74,13 @@ class FaultSuiteE2EIT {
     assertThat(done).allSatisfy(r -> assertThat(r.problems()).as("seed " + r.seed()).isEmpty());
   }
 
-  private static int env(String name, int fallback) {
-    String v = System.getenv(name);
-    return v == null || v.isBlank() ? fallback : Integer.parseInt(v.trim());
+  /** A system property, else an environment variable, else the fallback; trimmed. */
+  private static String setting(String property, String env, String fallback) {
+    String v = System.getProperty(property);
+    if (v == null || v.isBlank()) {
+      v = System.getenv(env);
+    }
+    return v == null || v.isBlank() ? fallback : v.trim();
   }
 
   private static void delete(Path dir) {
