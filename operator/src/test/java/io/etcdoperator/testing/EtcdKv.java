@@ -146,6 +146,15 @@ public final class EtcdKv implements AutoCloseable {
    * {@code fromKey} on (inclusive; it must start with the prefix too), in key order.
    */
   public Page range(String endpoint, String prefix, String fromKey, int limit) {
+    return range(endpoint, prefix, fromKey, limit, false);
+  }
+
+  /**
+   * {@link #range(String, String, String, int)}, or serializable: this member's own copy, which it
+   * serves even without a quorum.
+   */
+  public Page range(
+      String endpoint, String prefix, String fromKey, int limit, boolean serializable) {
     if (!fromKey.startsWith(prefix)) {
       throw new IllegalArgumentException(fromKey + " does not start with " + prefix);
     }
@@ -156,6 +165,7 @@ public final class EtcdKv implements AutoCloseable {
             .setLimit(limit)
             .setSortOrder(RangeRequest.SortOrder.ASCEND)
             .setSortTarget(RangeRequest.SortTarget.KEY)
+            .setSerializable(serializable)
             .build();
     RangeResponse response = call(endpoint, KVGrpc.getRangeMethod(), request, false);
     return new Page(

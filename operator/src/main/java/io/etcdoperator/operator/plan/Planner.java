@@ -89,6 +89,9 @@ public final class Planner {
   /** How long a restarted member may take to become healthy before the roll is reported stuck. */
   public static final Duration ROLL_DEADLINE = Duration.ofMinutes(5);
 
+  /** etcd 3.4's exit message when its name is not in {@code --initial-cluster}. */
+  static final String NOT_IN_INITIAL_CLUSTER = "in the initial cluster configuration";
+
   private Planner() {}
 
   public static Plan plan(Target target, ClusterView view) {
@@ -437,6 +440,19 @@ public final class Planner {
         }
         return new Step.Wait("claim " + claim.get().name() + " to be deleted");
       }
+      if (podView.isPresent()
+          && !podView.get().terminating()
+          && !podView.get().running()
+          && startedBeforeItWasAdded(podView.get())) {
+        // Its pod ran before the member existed (after a rebuild from a survivor of a higher
+        // ordinal, the StatefulSet runs every lower ordinal at once) and now waits out a crash
+        // back-off, up to 5 minutes on Kubernetes; a new pod reads the member list now.
+        return new Step.DeletePods(
+            List.of(pod),
+            "it started before "
+                + learner.name()
+                + " was added and waits out a crash back-off; a new pod joins at once");
+      }
       if (!desired.persistentStorage()
           && podView.isPresent()
           && !podView.get().terminating()
@@ -447,6 +463,12 @@ public final class Planner {
             "its emptyDir still holds a former member's data; a new pod starts empty");
       }
       return new Step.Wait("learner " + learner.name() + " to start");
+    }
+
+    /** etcd's last words when its name is not in the initial cluster it was started with. */
+    private static boolean startedBeforeItWasAdded(PodView pod) {
+      return pod.lastTermination() != null
+          && pod.lastTermination().contains(NOT_IN_INITIAL_CLUSTER);
     }
 
     /**

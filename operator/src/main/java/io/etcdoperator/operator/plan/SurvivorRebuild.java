@@ -2,6 +2,7 @@ package io.etcdoperator.operator.plan;
 
 import io.etcdoperator.operator.model.InitialMember;
 import io.etcdoperator.operator.model.Names;
+import io.etcdoperator.operator.observe.ClaimView;
 import io.etcdoperator.operator.observe.ClusterStateView;
 import io.etcdoperator.operator.observe.MemberProbe;
 import io.etcdoperator.operator.observe.RebuildView;
@@ -26,10 +27,11 @@ import java.util.TreeSet;
  * The cluster formed before (the cluster-state ConfigMap says existing), there is no quorum, and
  * more members than the quorum allows show that they run without their data (their pods' last
  * words, see {@link Facts#lostDataAt}). The other known members are the survivors; the most
- * advanced is the one whose raft log goes furthest, by its status when it answers, else by the
- * commit index its metrics report (a member restarted without quorum answers only there); the
- * lowest ordinal on a tie. Without an opt-in: report {@code MajorityDataLost}, naming the lost
- * members, the survivor and how to opt in, and destroy nothing.
+ * advanced is the one with the highest (raft term, raft index), by its status when it answers; when
+ * a survivor answers only on its metrics (a member restarted without quorum), which tell a commit
+ * index but no term, by the index alone; the lowest ordinal on a tie. Without an opt-in: report
+ * {@code MajorityDataLost}, naming the lost members, the survivor and how to opt in, and destroy
+ * nothing.
  *
  * <h2>The opt-in</h2>
  *
@@ -44,7 +46,14 @@ import java.util.TreeSet;
  *   <li>Record the intent in the ConfigMap's annotations: the opt-in value and the survivor. From
  *       here on the rebuild continues from that record, even when the signs of data loss vanish
  *       with the stopped pods, and after an operator restart.
- *   <li>Stop every member pod (StatefulSet to 0; claims are kept).
+ *   <li>Stop every member pod (StatefulSet to 0; the survivor's claim is kept).
+ *   <li>Delete every other member's claim, one per reconcile: {@code --force-new-cluster} drops
+ *       those members, and what their claims hold (the log of a member the rebuilt cluster no
+ *       longer has) would keep their pods from ever joining again. The user opted in to losing
+ *       whatever the survivor lacks, and a member less advanced than the survivor holds nothing the
+ *       survivor lacks that a quorum ever acknowledged. Without this, a survivor of any ordinal but
+ *       the lowest waited forever: the StatefulSet runs the lower ordinals' pods again at once, on
+ *       their old claims, as etcd members of no cluster, which the operator protects.
  *   <li>Start the rebuild pod: the survivor's pod spec on the survivor's claim, under its name,
  *       with {@code --force-new-cluster}: etcd keeps the data, the cluster ID and the member ID,
  *       and drops every other member.
@@ -52,7 +61,7 @@ import java.util.TreeSet;
  *       only member, the rebuild recorded with its revision and time), then delete the rebuild pod.
  *   <li>Once the rebuild pod is gone, the ordinary rules run the survivor's own pod again (a
  *       one-member cluster with quorum) and add the other ordinals back as learners, each on a
- *       fresh claim.
+ *       fresh claim (the StatefulSet creates it with the pod).
  * </ol>
  *
  * <p>A rebuild pod outside a rebuild in progress (finished, or the opt-in withdrawn) is deleted;
@@ -144,6 +153,24 @@ final class SurvivorRebuild {
               status.rebuilding(
                   "rebuilding from " + survivor + ": stopping every member pod first")));
     }
+    Optional<ClaimView> other =
+        facts.view.claims().values().stream().filter(c -> c.ordinal() != ordinal).findFirst();
+    if (other.isPresent()) {
+      String rebuilding = "rebuilding from " + survivor + ": clearing the other members' claims";
+      return Optional.of(
+          stopped(
+              other.get().terminating()
+                  ? new Step.Wait("claim " + other.get().name() + " to be deleted")
+                  : new Step.DeleteClaim(
+                      other.get().ordinal(),
+                      other.get().name(),
+                      "the rebuild keeps only "
+                          + survivor
+                          + "; member "
+                          + Names.member(target.name(), other.get().ordinal())
+                          + " comes back new, on a fresh claim"),
+              status.rebuilding(rebuilding)));
+    }
     return Optional.of(
         stopped(
             new Step.CreateRebuildPod(ordinal, survivor),
@@ -165,12 +192,16 @@ final class SurvivorRebuild {
       return Optional.empty();
     }
     String lostNames = String.join(", ", Planner.podNames(target.name(), lost));
-    Optional<Integer> best =
-        known.stream()
-            .filter(i -> !lost.contains(i))
-            .max(
-                Comparator.comparingLong((Integer i) -> index(facts, i))
-                    .thenComparing(Comparator.reverseOrder()));
+    List<Integer> alive = known.stream().filter(i -> !lost.contains(i)).toList();
+    // etcd's own order of logs: the later term first, then the longer log. A survivor that answers
+    // only on its metrics tells no term: then the index alone decides, for every survivor.
+    boolean termsKnown = alive.stream().allMatch(i -> term(facts, i) > 0);
+    Comparator<Integer> byIndex = Comparator.comparingLong((Integer i) -> index(facts, i));
+    Comparator<Integer> byLog =
+        termsKnown
+            ? Comparator.comparingLong((Integer i) -> term(facts, i)).thenComparing(byIndex)
+            : byIndex;
+    Optional<Integer> best = alive.stream().max(byLog.thenComparing(Comparator.reverseOrder()));
     if (best.isEmpty()) {
       return Optional.of(
           reportOnly(
@@ -189,9 +220,10 @@ final class SurvivorRebuild {
         ambiguous
             ? "no survivor tells how far its log goes, so the most advanced one is unknown"
             : survivor
-                + " holds the most advanced data (raft index "
+                + " holds the most advanced data ("
+                + (termsKnown ? "raft term " + term(facts, best.get()) + ", index " : "raft index ")
                 + index(facts, best.get())
-                + ")";
+                + (termsKnown ? ")" : "; a survivor tells no raft term)");
     Optional<String> done =
         facts.view.clusterState().flatMap(s -> s.annotation(Names.REBUILT_ANNOTATION));
     Optional<String> optIn = target.rebuild().optIn();
@@ -250,6 +282,16 @@ final class SurvivorRebuild {
                     + advanced
                     + ". The operator destroys nothing and starts no new cluster; "
                     + why)));
+  }
+
+  /** The raft term a member reports (0: unknown, e.g. it answers only on its metrics). */
+  private static long term(Facts facts, int ordinal) {
+    return facts
+        .view
+        .probe(ordinal)
+        .filter(MemberProbe::reachable)
+        .map(MemberProbe::raftTerm)
+        .orElse(0L);
   }
 
   /** How far a member's log goes, as far as the operator can tell (0: unknown). */

@@ -42,13 +42,23 @@ final class Escalation {
     d.setReason(PERSISTING);
     d.setMessage(
         "quorum lost for more than "
-            + deadline.toMinutes()
-            + " minutes (since "
+            + human(deadline)
+            + " (since "
             + since
             + "); the operator still removes and deletes nothing. Bring the missing members back,"
             + " or see the rebuild opt-in in the documentation. "
             + available.get().getMessage());
     return status;
+  }
+
+  /** "5 minutes", "1 minute", "30 seconds", "90 seconds". */
+  static String human(Duration d) {
+    long seconds = d.toSeconds();
+    if (seconds % 60 == 0 && seconds > 0) {
+      long minutes = seconds / 60;
+      return minutes + (minutes == 1 ? " minute" : " minutes");
+    }
+    return seconds + (seconds == 1 ? " second" : " seconds");
   }
 
   private static Optional<Condition> find(EtcdClusterStatus status, String type) {

@@ -14,9 +14,9 @@ import java.util.stream.Collectors;
 
 /**
  * The Events a change of status deserves: quorum lost and regained, bootstrap started and finished,
- * split brain, an invalid spec, a stuck roll, hibernation and waking up, a member going unhealthy
- * or coming back (not while hibernating: then members stop because the user asked). Pure: compares
- * two statuses.
+ * split brain, a majority's data lost, an invalid spec, a stuck roll, hibernation and waking up, a
+ * member going unhealthy or coming back (not while hibernating: then members stop because the user
+ * asked). Pure: compares two statuses.
  */
 public final class Transitions {
   private Transitions() {}
@@ -52,6 +52,8 @@ public final class Transitions {
                     : new Notice(true, "QuorumLost", available.getMessage()));
         case Conditions.SPLIT_BRAIN ->
             notices.add(new Notice(true, "SplitBrain", available.getMessage()));
+        case Conditions.MAJORITY_DATA_LOST ->
+            notices.add(new Notice(true, "MajorityDataLost", available.getMessage()));
         case Conditions.HIBERNATED ->
             notices.add(new Notice(false, "Hibernated", available.getMessage()));
         default -> {}

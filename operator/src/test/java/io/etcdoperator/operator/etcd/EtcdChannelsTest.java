@@ -102,6 +102,31 @@ class EtcdChannelsTest {
     }
   }
 
+  /** Deleting a cluster closes its channels and only its own. */
+  @Test
+  void closingAClusterClosesOnlyItsChannels() throws Exception {
+    NioEventLoopGroup loop = new NioEventLoopGroup(1);
+    var executor = Executors.newSingleThreadExecutor();
+    // Never connected to: a channel connects on its first call.
+    EtcdChannels.Resolver resolver = host -> InetAddress.getByName("127.0.0.1");
+    try (EtcdChannels channels =
+        new EtcdChannels(loop, executor, Duration.ofSeconds(2), Duration.ofMinutes(1), resolver)) {
+      var a0 = channels.get("ns/a", "http://a-0.a-headless.ns.svc:2379");
+      channels.get("ns/a", "http://a-1.a-headless.ns.svc:2379");
+      var b0 = channels.get("ns/b", "http://b-0.b-headless.ns.svc:2379");
+      assertThat(channels.openChannels()).isEqualTo(3);
+
+      channels.closeCluster("ns/a");
+
+      assertThat(channels.openChannels()).isEqualTo(1);
+      assertThat(((ManagedChannel) a0).isShutdown()).isTrue();
+      assertThat(((ManagedChannel) b0).isShutdown()).isFalse();
+    } finally {
+      executor.shutdownNow();
+      loop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+    }
+  }
+
   private static io.etcd.jetcd.api.StatusResponse status(io.grpc.Channel channel) {
     return ClientCalls.blockingUnaryCall(
         channel,

@@ -253,6 +253,44 @@ class PlannerTest {
                 "True/QuorumHeld",
                 "False/ScalingUp")),
         row(
+            "learner's pod ran before it was added (a rebuild from test-2) and is backing off:"
+                + " delete the pod",
+            target(3),
+            Views.healthy(3)
+                .notMember(0)
+                .notMember(1)
+                .leader(2)
+                .learner(0, false)
+                .down(0)
+                .lastTermination(
+                    0,
+                    "2026-11-29 18:54:25.212041 C | etcdmain: couldn't find local name \"test-0\""
+                        + " in the initial cluster configuration")
+                .down(1)
+                .lastTermination(
+                    1,
+                    "etcdmain: couldn't find local name \"test-1\" in the initial cluster"
+                        + " configuration"),
+            expect(
+                delete(
+                    "it started before test-0 was added and waits out a crash back-off; a new pod"
+                        + " joins at once",
+                    0),
+                3,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/ScalingUp")),
+        row(
+            "learner's pod running: wait for it to start",
+            target(3),
+            Views.healthy(3).notMember(0).notMember(1).leader(2).learner(0, false).down(1),
+            expect(
+                new Step.Wait("learner test-0 to start"),
+                3,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/ScalingUp")),
+        row(
             "learner's old claim terminating, a pod still on it: delete the pod",
             target(4),
             Views.healthy(3).learner(3, false).claimOf(3, 0x999, true).pod(3, false, false),

@@ -268,6 +268,20 @@ final class Views {
     return this;
   }
 
+  /**
+   * The cluster-state ConfigMap records a rebuild under way from member {@code survivor}, asked for
+   * with the opt-in value {@code optIn}.
+   */
+  Views rebuilding(int survivor, String optIn) {
+    ClusterStateView s = clusterState.orElseThrow();
+    Map<String, String> annotations = new LinkedHashMap<>(s.annotations());
+    annotations.put(Names.REBUILDING_ANNOTATION, optIn);
+    annotations.put(Names.REBUILDING_FROM_ANNOTATION, Names.member(NAME, survivor));
+    clusterState =
+        Optional.of(new ClusterStateView(s.existing(), s.initialCluster(), s.token(), annotations));
+    return this;
+  }
+
   Views noClusterState() {
     clusterState = Optional.empty();
     return this;
@@ -401,6 +415,37 @@ final class Views {
             p.version(),
             p.dbSize(),
             p.alarms()));
+    return this;
+  }
+
+  /** Member {@code i} answers, at this raft term and index. */
+  Views raftTermAndIndex(int i, long term, long index) {
+    MemberProbe p = probes.get(i);
+    probes.put(
+        i,
+        new MemberProbe(
+            i,
+            p.endpoint(),
+            true,
+            null,
+            p.clusterId(),
+            p.memberId(),
+            p.leaderId(),
+            term,
+            index,
+            p.learner(),
+            p.version(),
+            p.dbSize(),
+            p.alarms()));
+    return this;
+  }
+
+  /** Member {@code i} does not answer on its client port; its metrics report this commit index. */
+  Views onlyMetrics(int i, long index) {
+    probes.put(
+        i,
+        MemberProbe.unreachable(i, Names.clientUrl(NS, NAME, i), "deadline exceeded")
+            .withMetricsIndex(index));
     return this;
   }
 

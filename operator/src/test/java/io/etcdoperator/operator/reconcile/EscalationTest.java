@@ -61,6 +61,16 @@ class EscalationTest {
   }
 
   @Test
+  void aShortDeadlineIsSaidInSeconds() {
+    var s =
+        Escalation.apply(
+            status("False", "QuorumLost", "2026-11-29T11:59:00Z"), NOW, Duration.ofSeconds(30));
+    assertThat(degraded(s).getMessage()).startsWith("quorum lost for more than 30 seconds (since");
+    assertThat(Escalation.human(Duration.ofMinutes(1))).isEqualTo("1 minute");
+    assertThat(Escalation.human(Duration.ofSeconds(90))).isEqualTo("90 seconds");
+  }
+
+  @Test
   void onlyForQuorumLoss() {
     var s =
         Escalation.apply(

@@ -79,6 +79,21 @@ class TransitionsTest {
             status("False", "SplitBrain", "False", "SplitBrain"),
             List.of("Warning SplitBrain")),
         Arguments.of(
+            "a majority lost its data while quorum was already lost",
+            status("False", "QuorumLost", "False", "QuorumLost"),
+            status("False", "MajorityDataLost", "False", "MajorityDataLost"),
+            List.of("Warning MajorityDataLost")),
+        Arguments.of(
+            "a majority lost its data at once",
+            status("True", "QuorumHeld", "True", "AllMembersReady"),
+            status("False", "MajorityDataLost", "False", "MajorityDataLost"),
+            List.of("Warning MajorityDataLost")),
+        Arguments.of(
+            "still a majority without data: no repeat",
+            status("False", "MajorityDataLost", "False", "MajorityDataLost"),
+            status("False", "MajorityDataLost", "False", "MajorityDataLost"),
+            List.of()),
+        Arguments.of(
             "invalid spec",
             status("True", "QuorumHeld", "True", "AllMembersReady"),
             status("True", "QuorumHeld", "False", "InvalidSpec"),

@@ -47,6 +47,21 @@ public final class CallLog implements CallHook {
     return new ArrayList<>(all.subList(Math.min(from, all.size()), all.size()));
   }
 
+  /** The labels of the calls after index {@code from}. */
+  public List<String> labelsSince(int from) {
+    return since(from).stream().map(Call::label).toList();
+  }
+
+  /**
+   * Whether a call changes membership or destroys or starts something: every etcd call (add,
+   * promote, remove, move leadership) and every deletion or pod creation in Kubernetes.
+   */
+  public static boolean destructive(String label) {
+    return label.startsWith("etcd ")
+        || label.startsWith("k8s delete")
+        || label.startsWith("k8s create Pod");
+  }
+
   public int size() {
     return calls.size();
   }
