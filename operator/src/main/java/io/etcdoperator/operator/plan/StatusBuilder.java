@@ -54,12 +54,7 @@ final class StatusBuilder {
                 .map(p -> Names.pod(target.name(), p.ordinal()) + ": " + Hex.id(p.clusterId()))
                 .collect(Collectors.joining(", "))
             + "); the operator changes nothing until a human resolves it";
-    return report(
-        condition(Conditions.AVAILABLE, false, Conditions.SPLIT_BRAIN, message),
-        condition(Conditions.READY, false, Conditions.SPLIT_BRAIN, message),
-        condition(Conditions.PROGRESSING, false, Conditions.SPLIT_BRAIN, message),
-        condition(Conditions.DEGRADED, true, Conditions.SPLIT_BRAIN, message),
-        Planner.PENDING_RESYNC);
+    return halted(Conditions.SPLIT_BRAIN, message);
   }
 
   Report rebuilding(String message) {
@@ -72,12 +67,7 @@ final class StatusBuilder {
   }
 
   Report majorityDataLost(String message) {
-    return report(
-        condition(Conditions.AVAILABLE, false, Conditions.MAJORITY_DATA_LOST, message),
-        condition(Conditions.READY, false, Conditions.MAJORITY_DATA_LOST, message),
-        condition(Conditions.PROGRESSING, false, Conditions.MAJORITY_DATA_LOST, message),
-        condition(Conditions.DEGRADED, true, Conditions.MAJORITY_DATA_LOST, message),
-        Planner.PENDING_RESYNC);
+    return halted(Conditions.MAJORITY_DATA_LOST, message);
   }
 
   Report anotherCluster(String recorded) {
@@ -88,12 +78,7 @@ final class StatusBuilder {
             + recorded
             + " (recorded in its cluster-state ConfigMap): another cluster was started next to its"
             + " data; the operator changes nothing until a human resolves it";
-    return report(
-        condition(Conditions.AVAILABLE, false, Conditions.SPLIT_BRAIN, message),
-        condition(Conditions.READY, false, Conditions.SPLIT_BRAIN, message),
-        condition(Conditions.PROGRESSING, false, Conditions.SPLIT_BRAIN, message),
-        condition(Conditions.DEGRADED, true, Conditions.SPLIT_BRAIN, message),
-        Planner.PENDING_RESYNC);
+    return halted(Conditions.SPLIT_BRAIN, message);
   }
 
   Report bootstrapping(Desired desired, Step step) {
@@ -346,6 +331,19 @@ final class StatusBuilder {
 
   private int readyMembers() {
     return (int) facts.healthyVoters().stream().filter(m -> m.ordinal() >= 0).count();
+  }
+
+  /**
+   * The operator stands still for a reason a human must resolve: unavailable, not ready, not
+   * progressing, degraded, every condition with the same reason and message.
+   */
+  private Report halted(String reason, String message) {
+    return report(
+        condition(Conditions.AVAILABLE, false, reason, message),
+        condition(Conditions.READY, false, reason, message),
+        condition(Conditions.PROGRESSING, false, reason, message),
+        condition(Conditions.DEGRADED, true, reason, message),
+        Planner.PENDING_RESYNC);
   }
 
   private Report report(
