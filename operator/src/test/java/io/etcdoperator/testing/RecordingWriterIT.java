@@ -3,8 +3,8 @@ package io.etcdoperator.testing;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.etcdoperator.operator.etcd.EtcdStatus;
 import io.etcdoperator.operator.etcd.JetcdEtcdService;
-import io.etcdoperator.operator.etcd.MemberStatus;
 import io.etcdoperator.testing.WriterReport.Failure;
 import io.etcdoperator.testing.WriterReport.Gap;
 import io.etcdoperator.testing.WriterReport.MarkedGap;
@@ -250,7 +250,7 @@ class RecordingWriterIT {
     try (LocalEtcdCluster cluster = LocalEtcdCluster.builder().members(3).start()) {
       cluster.awaitHealthy(HEALTHY);
       String leader = leaderUrl(cluster);
-      MemberStatus target =
+      EtcdStatus target =
           cluster.clientUrls().stream()
               .filter(u -> !u.equals(leader))
               .map(u -> etcd.status("it/" + cluster.name(), u))

@@ -11,6 +11,14 @@ public interface OperatorLauncher {
   /** Runs no operator. */
   OperatorLauncher NONE = client -> () -> {};
 
+  /** The first launcher registered through {@link java.util.ServiceLoader}, or null. */
+  static OperatorLauncher onClassPath() {
+    for (OperatorLauncher l : java.util.ServiceLoader.load(OperatorLauncher.class)) {
+      return l;
+    }
+    return null;
+  }
+
   /**
    * Starts the operator with a client of the sandbox's API server (the client belongs to the
    * sandbox and is closed by it after the returned handle).

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
-import io.etcdoperator.sandbox.cli.SandboxCommand;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -43,7 +42,7 @@ class SeedManifestsE2EIT {
   @TempDir Path dir;
 
   static OperatorLauncher operator() {
-    OperatorLauncher l = SandboxCommand.operatorOnClassPath();
+    OperatorLauncher l = OperatorLauncher.onClassPath();
     assumeTrue(l != null, "no OperatorLauncher on the class path yet");
     return l;
   }

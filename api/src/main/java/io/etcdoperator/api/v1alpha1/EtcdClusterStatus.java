@@ -155,6 +155,7 @@ public class EtcdClusterStatus {
         replicas,
         readyMembers,
         members,
+        lastRebuild,
         selector);
   }
 }

@@ -19,7 +19,7 @@ import java.util.stream.Collectors;
  * @param took how long the round took
  */
 public record ClusterProbe(
-    List<MemberProbe> members, Optional<MemberList> memberList, Duration took) {
+    List<EtcdProbe> members, Optional<EtcdMemberList> memberList, Duration took) {
 
   public ClusterProbe {
     members = List.copyOf(members);
@@ -27,26 +27,26 @@ public record ClusterProbe(
     Objects.requireNonNull(took, "took");
   }
 
-  static ClusterProbe of(List<MemberProbe> members, Duration took) {
+  static ClusterProbe of(List<EtcdProbe> members, Duration took) {
     return new ClusterProbe(members, chooseMemberList(members), took);
   }
 
-  private static Optional<MemberList> chooseMemberList(List<MemberProbe> members) {
-    Comparator<MemberProbe> preference =
-        Comparator.<MemberProbe, Boolean>comparing(p -> p.status().isLeader())
+  private static Optional<EtcdMemberList> chooseMemberList(List<EtcdProbe> members) {
+    Comparator<EtcdProbe> preference =
+        Comparator.<EtcdProbe, Boolean>comparing(p -> p.status().isLeader())
             .thenComparing(p -> !p.status().learner())
             .thenComparingLong(p -> p.status().raftTerm())
             .thenComparingLong(p -> p.status().raftIndex());
     return members.stream()
         .filter(p -> p.reachable() && p.memberList().isPresent())
         .max(preference)
-        .flatMap(MemberProbe::memberList);
+        .flatMap(EtcdProbe::memberList);
   }
 
   /** The distinct cluster IDs reported by the members that answered. */
   public Set<Long> clusterIds() {
     return members.stream()
-        .filter(MemberProbe::reachable)
+        .filter(EtcdProbe::reachable)
         .map(p -> p.status().clusterId())
         .collect(Collectors.toCollection(TreeSet::new));
   }
@@ -56,15 +56,15 @@ public record ClusterProbe(
     return clusterIds().size() > 1;
   }
 
-  public List<MemberProbe> reachable() {
-    return members.stream().filter(MemberProbe::reachable).toList();
+  public List<EtcdProbe> reachable() {
+    return members.stream().filter(EtcdProbe::reachable).toList();
   }
 
-  public List<MemberProbe> unreachable() {
+  public List<EtcdProbe> unreachable() {
     return members.stream().filter(p -> !p.reachable()).toList();
   }
 
-  public Optional<MemberProbe> find(String clientUrl) {
+  public Optional<EtcdProbe> find(String clientUrl) {
     return members.stream().filter(p -> p.endpoint().equals(clientUrl)).findFirst();
   }
 
@@ -72,15 +72,15 @@ public record ClusterProbe(
    * The member that says it is the leader; if several do (a deposed leader that has not heard of
    * the new term yet), the one with the highest term.
    */
-  public Optional<MemberStatus> leader() {
+  public Optional<EtcdStatus> leader() {
     return members.stream()
-        .map(MemberProbe::status)
-        .filter(MemberStatus::isLeader)
-        .max(Comparator.comparingLong(MemberStatus::raftTerm));
+        .map(EtcdProbe::status)
+        .filter(EtcdStatus::isLeader)
+        .max(Comparator.comparingLong(EtcdStatus::raftTerm));
   }
 
   public Optional<String> leaderEndpoint() {
-    return leader().map(MemberStatus::endpoint);
+    return leader().map(EtcdStatus::endpoint);
   }
 
   /**
@@ -90,7 +90,7 @@ public record ClusterProbe(
    * ({@link #splitBrain()}): this answers it for the leader's cluster only.
    */
   public boolean hasQuorum() {
-    Optional<MemberStatus> leader = leader();
+    Optional<EtcdStatus> leader = leader();
     if (leader.isEmpty() || memberList.isEmpty()) {
       return false;
     }
@@ -100,10 +100,10 @@ public record ClusterProbe(
     Set<Long> voterIds = voters.stream().map(EtcdMember::id).collect(Collectors.toSet());
     long acknowledging =
         members.stream()
-            .map(MemberProbe::status)
+            .map(EtcdProbe::status)
             .filter(s -> s.reachable() && !s.learner())
             .filter(s -> s.clusterId() == clusterId && s.leaderId() == leaderId)
-            .map(MemberStatus::memberId)
+            .map(EtcdStatus::memberId)
             .filter(voterIds::contains)
             .distinct()
             .count();

@@ -42,9 +42,9 @@ final class EtcdMessages {
 
   private EtcdMessages() {}
 
-  static MemberStatus status(String endpoint, StatusResponse r) {
+  static EtcdStatus status(String endpoint, StatusResponse r) {
     UnknownFieldSet extra = r.getUnknownFields();
-    return new MemberStatus(
+    return new EtcdStatus(
         endpoint,
         Optional.empty(),
         r.getHeader().getClusterId(),
@@ -61,8 +61,8 @@ final class EtcdMessages {
         r.getHeader().getRevision());
   }
 
-  static MemberList memberList(String endpoint, ResponseHeader header, List<Member> members) {
-    return new MemberList(
+  static EtcdMemberList memberList(String endpoint, ResponseHeader header, List<Member> members) {
+    return new EtcdMemberList(
         endpoint,
         header.getClusterId(),
         header.getMemberId(),

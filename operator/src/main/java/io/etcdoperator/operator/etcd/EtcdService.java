@@ -22,10 +22,10 @@ import java.util.List;
  * <h2>Probing</h2>
  *
  * {@link #probeAll(String, List)} sends, to every expected member at the same instant, a Status and
- * a MemberList request that share one absolute deadline. It then waits for all of them, which takes
- * at most that one deadline however many members are frozen. Each member's answer (or the reason
- * there is none) is reported on its own; the member list reported for the cluster is the leader's
- * when the leader answered.
+ * a EtcdMemberList request that share one absolute deadline. It then waits for all of them, which
+ * takes at most that one deadline however many members are frozen. Each member's answer (or the
+ * reason there is none) is reported on its own; the member list reported for the cluster is the
+ * leader's when the leader answered.
  *
  * <h2>Failures</h2>
  *
@@ -40,10 +40,10 @@ import java.util.List;
 public interface EtcdService extends AutoCloseable {
 
   /** Status of one member; an unreachable member is reported in the result, never thrown. */
-  MemberStatus status(String clusterKey, String clientUrl);
+  EtcdStatus status(String clusterKey, String clientUrl);
 
   /** The member list as seen by the member at {@code clientUrl}. */
-  MemberList memberList(String clusterKey, String clientUrl);
+  EtcdMemberList memberList(String clusterKey, String clientUrl);
 
   /** The alarms the member at {@code clientUrl} knows of (alarms are cluster-wide in etcd). */
   List<Alarm> alarms(String clusterKey, String clientUrl);
@@ -79,7 +79,7 @@ public interface EtcdService extends AutoCloseable {
       String clusterKey, String clientUrl, long expectedClusterId, long learnerId);
 
   /** Removes a member (voter or learner) and returns the resulting member list. */
-  MemberList removeMember(
+  EtcdMemberList removeMember(
       String clusterKey, String clientUrl, long expectedClusterId, long memberId);
 
   /**

@@ -1,29 +1,18 @@
 package io.etcdoperator.operator.etcd;
 
 import com.google.protobuf.ByteString;
-import io.etcd.jetcd.api.AlarmRequest;
-import io.etcd.jetcd.api.AlarmType;
 import io.etcd.jetcd.api.ClusterGrpc;
 import io.etcd.jetcd.api.KVGrpc;
 import io.etcd.jetcd.api.MaintenanceGrpc;
 import io.etcd.jetcd.api.MemberAddRequest;
 import io.etcd.jetcd.api.MemberAddResponse;
-import io.etcd.jetcd.api.MemberListRequest;
 import io.etcd.jetcd.api.MemberListResponse;
 import io.etcd.jetcd.api.MemberRemoveRequest;
 import io.etcd.jetcd.api.MemberRemoveResponse;
 import io.etcd.jetcd.api.MoveLeaderRequest;
 import io.etcd.jetcd.api.RangeRequest;
-import io.etcd.jetcd.api.StatusRequest;
 import io.etcd.jetcd.api.StatusResponse;
-import io.grpc.CallOptions;
-import io.grpc.Channel;
-import io.grpc.ClientCall;
 import io.grpc.Deadline;
-import io.grpc.MethodDescriptor;
-import io.grpc.StatusRuntimeException;
-import io.grpc.stub.ClientCalls;
-import io.grpc.stub.StreamObserver;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.util.concurrent.DefaultThreadFactory;
@@ -61,8 +50,8 @@ import org.slf4j.LoggerFactory;
  *
  * Every call gets a gRPC {@link Deadline}; gRPC fails the call with DEADLINE_EXCEEDED when it
  * passes, whatever state the connection is in (refused, connecting to a frozen process, waiting for
- * an answer). A probe round computes one absolute deadline, starts a Status and a MemberList call
- * to every member at once, and only then waits; so the round takes the slowest answer or the
+ * an answer). A probe round computes one absolute deadline, starts a Status and a EtcdMemberList
+ * call to every member at once, and only then waits; so the round takes the slowest answer or the
  * deadline, whichever comes first, however many members are frozen. As a safety net against a call
  * gRPC never completes, waiting itself is bounded by the deadline plus {@link #SAFETY_MARGIN}; an
  * answer not in by then is reported as DEADLINE_EXCEEDED.
@@ -75,7 +64,6 @@ import org.slf4j.LoggerFactory;
  * <p>Calls are not retried here: a probe reports what it saw, and the next reconcile probes again.
  */
 public final class JetcdEtcdService implements EtcdService {
-  static final Duration SAFETY_MARGIN = Duration.ofMillis(250);
   private static final Duration WARM_UP_DEADLINE = Duration.ofSeconds(30);
   private static final String WARM_UP_KEY = "(warm-up)";
   private static final Logger LOG = LoggerFactory.getLogger(JetcdEtcdService.class);
@@ -85,6 +73,7 @@ public final class JetcdEtcdService implements EtcdService {
   private final EventLoopGroup eventLoop;
   private final ExecutorService callbackExecutor;
   private final EtcdChannels channels;
+  private final EtcdCalls calls;
 
   public JetcdEtcdService(EtcdServiceConfig config) {
     this.config = config;
@@ -96,6 +85,7 @@ public final class JetcdEtcdService implements EtcdService {
     this.channels =
         new EtcdChannels(
             eventLoop, callbackExecutor, config.deadline(), config.idleChannelTimeout());
+    this.calls = new EtcdCalls(channels);
     warmUp();
   }
 
@@ -110,8 +100,8 @@ public final class JetcdEtcdService implements EtcdService {
       String url = server.clientUrl();
       CompletableFuture.allOf(
               probe(WARM_UP_KEY, url, deadline),
-              alarmCall(WARM_UP_KEY, url, deadline),
-              call(
+              calls.alarms(WARM_UP_KEY, url, deadline),
+              calls.call(
                   WARM_UP_KEY,
                   url,
                   KVGrpc.getRangeMethod(),
@@ -142,21 +132,22 @@ public final class JetcdEtcdService implements EtcdService {
   }
 
   @Override
-  public MemberStatus status(String clusterKey, String clientUrl) {
+  public EtcdStatus status(String clusterKey, String clientUrl) {
     Deadline deadline = newDeadline();
     try {
       return EtcdMessages.status(
-          clientUrl, await(statusCall(clusterKey, clientUrl, deadline), clientUrl, deadline));
+          clientUrl,
+          EtcdCalls.await(calls.status(clusterKey, clientUrl, deadline), clientUrl, deadline));
     } catch (EtcdException e) {
-      return MemberStatus.unreachable(clientUrl, ProbeFailure.of(e));
+      return EtcdStatus.unreachable(clientUrl, ProbeFailure.of(e));
     }
   }
 
   @Override
-  public MemberList memberList(String clusterKey, String clientUrl) {
+  public EtcdMemberList memberList(String clusterKey, String clientUrl) {
     Deadline deadline = newDeadline();
     MemberListResponse r =
-        await(memberListCall(clusterKey, clientUrl, deadline), clientUrl, deadline);
+        EtcdCalls.await(calls.memberList(clusterKey, clientUrl, deadline), clientUrl, deadline);
     return EtcdMessages.memberList(clientUrl, r.getHeader(), r.getMembersList());
   }
 
@@ -164,7 +155,7 @@ public final class JetcdEtcdService implements EtcdService {
   public List<Alarm> alarms(String clusterKey, String clientUrl) {
     Deadline deadline = newDeadline();
     return EtcdMessages.alarms(
-        await(alarmCall(clusterKey, clientUrl, deadline), clientUrl, deadline));
+        EtcdCalls.await(calls.alarms(clusterKey, clientUrl, deadline), clientUrl, deadline));
   }
 
   @Override
@@ -174,13 +165,13 @@ public final class JetcdEtcdService implements EtcdService {
     Optional<ProbeFailure> problem;
     try {
       RangeRequest read = RangeRequest.newBuilder().setKey(HEALTH_KEY).setCountOnly(true).build();
-      await(
-          call(clusterKey, clientUrl, KVGrpc.getRangeMethod(), read, deadline),
+      EtcdCalls.await(
+          calls.call(clusterKey, clientUrl, KVGrpc.getRangeMethod(), read, deadline),
           clientUrl,
           deadline);
       List<Alarm> alarms =
           EtcdMessages.alarms(
-              await(alarmCall(clusterKey, clientUrl, deadline), clientUrl, deadline));
+              EtcdCalls.await(calls.alarms(clusterKey, clientUrl, deadline), clientUrl, deadline));
       problem =
           alarms.isEmpty()
               ? Optional.empty()
@@ -196,35 +187,37 @@ public final class JetcdEtcdService implements EtcdService {
   public ClusterProbe probeAll(String clusterKey, List<String> expectedClientUrls) {
     long start = System.nanoTime();
     Deadline deadline = newDeadline();
-    List<CompletableFuture<MemberProbe>> inFlight = new ArrayList<>();
+    List<CompletableFuture<EtcdProbe>> inFlight = new ArrayList<>();
     for (String url : expectedClientUrls) {
       inFlight.add(probe(clusterKey, url, deadline));
     }
-    List<MemberProbe> probes = new ArrayList<>();
+    List<EtcdProbe> probes = new ArrayList<>();
     for (int i = 0; i < inFlight.size(); i++) {
       String url = expectedClientUrls.get(i);
       try {
-        probes.add(await(inFlight.get(i), url, deadline));
+        probes.add(EtcdCalls.await(inFlight.get(i), url, deadline));
       } catch (EtcdException e) {
         ProbeFailure failure = ProbeFailure.of(e);
         probes.add(
-            new MemberProbe(
-                MemberStatus.unreachable(url, failure), Optional.empty(), Optional.of(failure)));
+            new EtcdProbe(
+                EtcdStatus.unreachable(url, failure), Optional.empty(), Optional.of(failure)));
       }
     }
     return ClusterProbe.of(probes, Duration.ofNanos(System.nanoTime() - start));
   }
 
-  private CompletableFuture<MemberProbe> probe(String clusterKey, String url, Deadline deadline) {
-    CompletableFuture<MemberStatus> status =
-        statusCall(clusterKey, url, deadline)
+  private CompletableFuture<EtcdProbe> probe(String clusterKey, String url, Deadline deadline) {
+    CompletableFuture<EtcdStatus> status =
+        calls
+            .status(clusterKey, url, deadline)
             .handle(
                 (r, t) ->
                     t == null
                         ? EtcdMessages.status(url, r)
-                        : MemberStatus.unreachable(url, probeFailure(t, url)));
+                        : EtcdStatus.unreachable(url, probeFailure(t, url)));
     CompletableFuture<ListAnswer> list =
-        memberListCall(clusterKey, url, deadline)
+        calls
+            .memberList(clusterKey, url, deadline)
             .handle(
                 (r, t) ->
                     t == null
@@ -233,10 +226,10 @@ public final class JetcdEtcdService implements EtcdService {
                                 EtcdMessages.memberList(url, r.getHeader(), r.getMembersList())),
                             Optional.empty())
                         : new ListAnswer(Optional.empty(), Optional.of(probeFailure(t, url))));
-    return status.thenCombine(list, (s, l) -> new MemberProbe(s, l.list(), l.failure()));
+    return status.thenCombine(list, (s, l) -> new EtcdProbe(s, l.list(), l.failure()));
   }
 
-  private record ListAnswer(Optional<MemberList> list, Optional<ProbeFailure> failure) {}
+  private record ListAnswer(Optional<EtcdMemberList> list, Optional<ProbeFailure> failure) {}
 
   /**
    * Every failure of a probe becomes data: an unexpected one too (logged), as a member that does
@@ -259,8 +252,8 @@ public final class JetcdEtcdService implements EtcdService {
         MemberAddRequest.newBuilder().addPeerURLs(learnerPeerUrl).setIsLearner(true).build();
     Deadline deadline = newDeadline();
     MemberAddResponse r =
-        await(
-            call(clusterKey, clientUrl, ClusterGrpc.getMemberAddMethod(), request, deadline),
+        EtcdCalls.await(
+            calls.call(clusterKey, clientUrl, ClusterGrpc.getMemberAddMethod(), request, deadline),
             clientUrl,
             deadline);
     return new MemberAdded(
@@ -275,9 +268,9 @@ public final class JetcdEtcdService implements EtcdService {
     MemberRemoveRequest request = MemberRemoveRequest.newBuilder().setID(learnerId).build();
     Deadline deadline = newDeadline();
     CompletableFuture<MemberRemoveResponse> promote =
-        call(clusterKey, clientUrl, EtcdMessages.MEMBER_PROMOTE, request, deadline);
+        calls.call(clusterKey, clientUrl, EtcdMessages.MEMBER_PROMOTE, request, deadline);
     try {
-      MemberRemoveResponse r = await(promote, clientUrl, deadline);
+      MemberRemoveResponse r = EtcdCalls.await(promote, clientUrl, deadline);
       return new PromoteResult.Promoted(
           EtcdMessages.memberList(clientUrl, r.getHeader(), r.getMembersList()));
     } catch (EtcdException e) {
@@ -289,14 +282,15 @@ public final class JetcdEtcdService implements EtcdService {
   }
 
   @Override
-  public MemberList removeMember(
+  public EtcdMemberList removeMember(
       String clusterKey, String clientUrl, long expectedClusterId, long memberId) {
     requireClusterId(clusterKey, clientUrl, expectedClusterId);
     MemberRemoveRequest request = MemberRemoveRequest.newBuilder().setID(memberId).build();
     Deadline deadline = newDeadline();
     MemberRemoveResponse r =
-        await(
-            call(clusterKey, clientUrl, ClusterGrpc.getMemberRemoveMethod(), request, deadline),
+        EtcdCalls.await(
+            calls.call(
+                clusterKey, clientUrl, ClusterGrpc.getMemberRemoveMethod(), request, deadline),
             clientUrl,
             deadline);
     return EtcdMessages.memberList(clientUrl, r.getHeader(), r.getMembersList());
@@ -308,8 +302,9 @@ public final class JetcdEtcdService implements EtcdService {
     requireClusterId(clusterKey, leaderClientUrl, expectedClusterId);
     MoveLeaderRequest request = MoveLeaderRequest.newBuilder().setTargetID(targetMemberId).build();
     Deadline deadline = newDeadline();
-    await(
-        call(clusterKey, leaderClientUrl, MaintenanceGrpc.getMoveLeaderMethod(), request, deadline),
+    EtcdCalls.await(
+        calls.call(
+            clusterKey, leaderClientUrl, MaintenanceGrpc.getMoveLeaderMethod(), request, deadline),
         leaderClientUrl,
         deadline);
   }
@@ -332,7 +327,8 @@ public final class JetcdEtcdService implements EtcdService {
       throw new IllegalArgumentException("a membership change needs the expected cluster ID");
     }
     Deadline deadline = newDeadline();
-    StatusResponse r = await(statusCall(clusterKey, clientUrl, deadline), clientUrl, deadline);
+    StatusResponse r =
+        EtcdCalls.await(calls.status(clusterKey, clientUrl, deadline), clientUrl, deadline);
     long actual = r.getHeader().getClusterId();
     if (actual != expectedClusterId) {
       throw new EtcdException(
@@ -345,76 +341,6 @@ public final class JetcdEtcdService implements EtcdService {
               + " belongs to cluster "
               + Long.toHexString(actual),
           null);
-    }
-  }
-
-  private CompletableFuture<StatusResponse> statusCall(String cluster, String url, Deadline d) {
-    return call(
-        cluster, url, MaintenanceGrpc.getStatusMethod(), StatusRequest.getDefaultInstance(), d);
-  }
-
-  private CompletableFuture<MemberListResponse> memberListCall(
-      String cluster, String url, Deadline d) {
-    return call(
-        cluster, url, ClusterGrpc.getMemberListMethod(), MemberListRequest.getDefaultInstance(), d);
-  }
-
-  private CompletableFuture<io.etcd.jetcd.api.AlarmResponse> alarmCall(
-      String cluster, String url, Deadline d) {
-    AlarmRequest request =
-        AlarmRequest.newBuilder()
-            .setAction(AlarmRequest.AlarmAction.GET)
-            .setAlarm(AlarmType.NONE)
-            .build();
-    return call(cluster, url, MaintenanceGrpc.getAlarmMethod(), request, d);
-  }
-
-  private <Q, R> CompletableFuture<R> call(
-      String clusterKey, String url, MethodDescriptor<Q, R> method, Q request, Deadline deadline) {
-    CompletableFuture<R> result = new CompletableFuture<>();
-    Channel channel;
-    try {
-      channel = channels.get(clusterKey, url);
-    } catch (StatusRuntimeException e) {
-      result.completeExceptionally(e);
-      return result;
-    }
-    ClientCall<Q, R> call = channel.newCall(method, CallOptions.DEFAULT.withDeadline(deadline));
-    ClientCalls.asyncUnaryCall(
-        call,
-        request,
-        new StreamObserver<>() {
-          @Override
-          public void onNext(R value) {
-            result.complete(value);
-          }
-
-          @Override
-          public void onError(Throwable t) {
-            result.completeExceptionally(t);
-          }
-
-          @Override
-          public void onCompleted() {}
-        });
-    return result;
-  }
-
-  /** Waits for a call; expected failures become {@link EtcdException}, others propagate. */
-  static <R> R await(CompletableFuture<R> call, String url, Deadline deadline) {
-    long waitNanos = deadline.timeRemaining(TimeUnit.NANOSECONDS) + SAFETY_MARGIN.toNanos();
-    try {
-      return call.get(Math.max(0, waitNanos), TimeUnit.NANOSECONDS);
-    } catch (ExecutionException e) {
-      throw GrpcErrors.classify(e.getCause(), url);
-    } catch (TimeoutException e) {
-      call.cancel(true);
-      throw new EtcdException(
-          EtcdFailure.DEADLINE_EXCEEDED, url, "no answer, even past the deadline", e);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      call.cancel(true);
-      throw new EtcdUnexpectedException("interrupted while waiting for " + url, e);
     }
   }
 

@@ -6,4 +6,4 @@ package io.etcdoperator.operator.etcd;
  * @param member the new member (not started yet: no name, no client URLs)
  * @param members the member list right after the addition
  */
-public record MemberAdded(EtcdMember member, MemberList members) {}
+public record MemberAdded(EtcdMember member, EtcdMemberList members) {}

@@ -4,7 +4,7 @@ package io.etcdoperator.operator.etcd;
 public sealed interface PromoteResult {
 
   /** The learner is a voting member now. */
-  record Promoted(MemberList members) implements PromoteResult {}
+  record Promoted(EtcdMemberList members) implements PromoteResult {}
 
   /** etcd refused because the learner has not caught up with the leader yet: try again later. */
   record NotReadyYet(String detail) implements PromoteResult {}

@@ -35,6 +35,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 
 /**
  * The desired Kubernetes objects of one {@code EtcdCluster}: built from its spec alone, with no
@@ -207,14 +208,19 @@ public final class EtcdClusterModel {
     return service(Names.clientService(name), ours, spec.getServiceTemplate());
   }
 
-  /** {@code <cluster>-cluster-state}: what a member starting with an empty data dir joins. */
+  /**
+   * {@code <cluster>-cluster-state}: what a member starting with an empty data dir joins, and the
+   * state's annotations (the cluster ID recorded with quorum, the record of rebuilds).
+   */
   public ConfigMap clusterStateConfigMap(ClusterState state) {
     Map<String, String> data = new LinkedHashMap<>();
     data.put(Names.ENV_INITIAL_CLUSTER, state.initialCluster());
     data.put(Names.ENV_INITIAL_CLUSTER_STATE, state.kind().flagValue());
     data.put(Names.ENV_INITIAL_CLUSTER_TOKEN, state.token());
+    Map<String, String> annotations =
+        state.annotations().isEmpty() ? null : new LinkedHashMap<>(state.annotations());
     return new ConfigMapBuilder()
-        .withMetadata(metadata(Names.clusterStateConfigMap(name), Names.labels(name), null))
+        .withMetadata(metadata(Names.clusterStateConfigMap(name), Names.labels(name), annotations))
         .withData(data)
         .build();
   }
@@ -222,6 +228,26 @@ public final class EtcdClusterModel {
   /** The budget for the spec's replicas; see {@link #podDisruptionBudget(int)}. */
   public Optional<PodDisruptionBudget> podDisruptionBudget() {
     return podDisruptionBudget(replicas);
+  }
+
+  /**
+   * The budget while the StatefulSet runs {@code statefulSetReplicas} (empty: left as it is): it
+   * follows the members that exist, not the target, since scaling 5 to 3 must not allow three
+   * disruptions while five members still need three for quorum.
+   */
+  public Optional<PodDisruptionBudget> podDisruptionBudget(OptionalInt statefulSetReplicas) {
+    return podDisruptionBudget(statefulSetReplicas.orElse(replicas));
+  }
+
+  /**
+   * The merge patch that marks a claim with the member whose data it holds ({@value
+   * Names#MEMBER_ID_ANNOTATION}, hex), so that a claim a former member leaves behind is known
+   * later.
+   */
+  public static Map<String, Object> claimMark(long memberId) {
+    return Map.of(
+        "metadata",
+        Map.of("annotations", Map.of(Names.MEMBER_ID_ANNOTATION, Long.toHexString(memberId))));
   }
 
   /**

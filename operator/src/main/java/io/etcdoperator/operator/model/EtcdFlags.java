@@ -118,7 +118,7 @@ final class EtcdFlags {
     args.add("--initial-advertise-peer-urls=http://" + host + ":" + Names.PEER_PORT);
     args.add("--advertise-client-urls=http://" + host + ":" + Names.CLIENT_PORT);
     // A member whose data diverged from its peers' (a wiped majority that took writes before the
-    // survivor came back, seed 000 scenario 1) refuses to serve, and a periodic check raises the
+    // survivor came back) refuses to serve, and a periodic check raises the
     // CORRUPT alarm: diverged data is reported instead of served. Options may override both.
     Map<String, String> defaults = new TreeMap<>();
     defaults.put("experimental-initial-corrupt-check", "true");

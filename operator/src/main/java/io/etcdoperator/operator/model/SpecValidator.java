@@ -82,6 +82,12 @@ final class SpecValidator {
     if (spec.getReplicas() != null && spec.getReplicas() < 0) {
       problem("spec.replicas", "must be 0 or more, got " + spec.getReplicas());
     }
+    if (spec.getReplicas() != null && spec.getReplicas() == 0 && !DataStorage.persistent(spec)) {
+      problem(
+          "spec.replicas",
+          "0 with emptyDir storage would delete every member's data; only a cluster on a"
+              + " volumeClaimTemplate can hibernate");
+    }
     options(spec.getOptions());
     if (spec.getPodTemplate() != null) {
       templateMetadata("spec.podTemplate.metadata", spec.getPodTemplate().getMetadata());

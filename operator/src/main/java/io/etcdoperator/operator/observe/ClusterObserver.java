@@ -4,6 +4,7 @@ import io.etcdoperator.operator.etcd.ClusterProbe;
 import io.etcdoperator.operator.etcd.EtcdMetrics;
 import io.etcdoperator.operator.etcd.EtcdService;
 import io.etcdoperator.operator.etcd.ProbeFailure;
+import io.etcdoperator.operator.model.ClusterState;
 import io.etcdoperator.operator.model.Names;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
@@ -59,7 +60,7 @@ public final class ClusterObserver {
     objects
         .claims()
         .forEach(c -> KubernetesViews.claim(cluster, c).ifPresent(v -> claims.put(v.ordinal(), v)));
-    Optional<ClusterStateView> state = objects.clusterState().map(KubernetesViews::clusterState);
+    Optional<ClusterState> state = objects.clusterState().map(KubernetesViews::clusterState);
 
     SortedSet<Integer> expected = new TreeSet<>(pods.keySet());
     sts.ifPresent(
@@ -184,7 +185,7 @@ public final class ClusterObserver {
                         list.members().stream()
                             .map(
                                 m ->
-                                    new MemberList.Member(
+                                    new MemberList.Entry(
                                         m.id(),
                                         m.name(),
                                         m.peerUrls(),
@@ -228,7 +229,7 @@ public final class ClusterObserver {
             .orElse("none"));
   }
 
-  static MemberProbe toView(int ordinal, io.etcdoperator.operator.etcd.MemberStatus s) {
+  static MemberProbe toView(int ordinal, io.etcdoperator.operator.etcd.EtcdStatus s) {
     if (!s.reachable()) {
       // The status says only "not answering"; the log keeps what gRPC said.
       LOG.debug("probe of {} failed: {}", s.endpoint(), s.failure().orElseThrow());

@@ -1,5 +1,6 @@
 package io.etcdoperator.operator.observe;
 
+import io.etcdoperator.operator.model.ClusterState;
 import java.time.Instant;
 import java.util.Collections;
 import java.util.Optional;
@@ -25,7 +26,7 @@ public record ClusterView(
     Optional<StatefulSetView> statefulSet,
     SortedMap<Integer, PodView> pods,
     SortedMap<Integer, ClaimView> claims,
-    Optional<ClusterStateView> clusterState,
+    Optional<ClusterState> clusterState,
     SortedMap<Integer, MemberProbe> probes,
     Optional<MemberList> memberList,
     Optional<RebuildView> rebuild) {
@@ -35,7 +36,7 @@ public record ClusterView(
       Optional<StatefulSetView> statefulSet,
       SortedMap<Integer, PodView> pods,
       SortedMap<Integer, ClaimView> claims,
-      Optional<ClusterStateView> clusterState,
+      Optional<ClusterState> clusterState,
       SortedMap<Integer, MemberProbe> probes,
       Optional<MemberList> memberList) {
     this(now, statefulSet, pods, claims, clusterState, probes, memberList, Optional.empty());

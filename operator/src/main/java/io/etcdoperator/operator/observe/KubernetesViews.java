@@ -1,5 +1,6 @@
 package io.etcdoperator.operator.observe;
 
+import io.etcdoperator.operator.model.ClusterState;
 import io.etcdoperator.operator.model.Names;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
@@ -98,7 +99,7 @@ public final class KubernetesViews {
             memberId));
   }
 
-  public static ClusterStateView clusterState(ConfigMap cm) {
+  public static ClusterState clusterState(ConfigMap cm) {
     Map<String, String> data = cm.getData() == null ? Map.of() : cm.getData();
     Map<String, String> ours = new LinkedHashMap<>();
     if (cm.getMetadata().getAnnotations() != null) {
@@ -107,22 +108,11 @@ public final class KubernetesViews {
           .filter(e -> !e.getKey().equals(Names.DESIRED_HASH_ANNOTATION))
           .forEach(e -> ours.put(e.getKey(), e.getValue()));
     }
-    return new ClusterStateView(
-        "existing".equals(data.get(Names.ENV_INITIAL_CLUSTER_STATE)),
-        parseInitialCluster(data.getOrDefault(Names.ENV_INITIAL_CLUSTER, "")),
+    boolean existing = "existing".equals(data.get(Names.ENV_INITIAL_CLUSTER_STATE));
+    return new ClusterState(
+        existing ? ClusterState.Kind.EXISTING : ClusterState.Kind.NEW,
+        ClusterState.parseInitialCluster(data.get(Names.ENV_INITIAL_CLUSTER)),
         data.get(Names.ENV_INITIAL_CLUSTER_TOKEN),
         ours);
-  }
-
-  /** {@code a=http://x:2380,b=http://y:2380} to an ordered map; malformed entries are skipped. */
-  static Map<String, String> parseInitialCluster(String value) {
-    Map<String, String> members = new LinkedHashMap<>();
-    for (String entry : value.split(",")) {
-      int eq = entry.indexOf('=');
-      if (eq > 0 && eq < entry.length() - 1) {
-        members.put(entry.substring(0, eq).trim(), entry.substring(eq + 1).trim());
-      }
-    }
-    return members;
   }
 }

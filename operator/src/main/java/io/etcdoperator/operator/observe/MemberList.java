@@ -9,12 +9,12 @@ import java.util.Optional;
  * @param members every member, voters and learners, started or not
  * @param seenFromOrdinal the ordinal of the member that returned it
  */
-public record MemberList(List<Member> members, int seenFromOrdinal) {
+public record MemberList(List<Entry> members, int seenFromOrdinal) {
   public MemberList {
     members = List.copyOf(members);
   }
 
-  public Optional<Member> byId(long id) {
+  public Optional<Entry> byId(long id) {
     return members.stream().filter(m -> m.id() == id).findFirst();
   }
 
@@ -27,9 +27,9 @@ public record MemberList(List<Member> members, int seenFromOrdinal) {
    * @param clientUrls client URLs; empty while not started
    * @param learner a learner (non-voting)
    */
-  public record Member(
+  public record Entry(
       long id, String name, List<String> peerUrls, List<String> clientUrls, boolean learner) {
-    public Member {
+    public Entry {
       name = name == null ? "" : name;
       peerUrls = List.copyOf(peerUrls);
       clientUrls = List.copyOf(clientUrls);

@@ -46,10 +46,9 @@ final class Facts {
   final List<Member> members;
   final long leaderId;
   final boolean quorum;
-  final boolean formed;
 
   /** A member of the member list, with the ordinal its peer URL names (-1: not one of ours). */
-  record Member(MemberList.Member etcd, int ordinal, String name) {
+  record Member(MemberList.Entry etcd, int ordinal, String name) {
     long id() {
       return etcd.id();
     }
@@ -75,7 +74,6 @@ final class Facts {
         leaderId != 0
             && Quorum.held(
                 voters().size(), (int) voters().stream().filter(this::followsLeader).count());
-    this.formed = !clusterIds.isEmpty() || view.clusterState().map(s -> s.existing()).orElse(false);
   }
 
   static Facts of(String namespace, String cluster, ClusterView view) {
@@ -87,7 +85,7 @@ final class Facts {
     view.memberList()
         .ifPresent(
             ml -> {
-              for (MemberList.Member m : ml.members()) {
+              for (MemberList.Entry m : ml.members()) {
                 int ordinal =
                     m.started()
                         ? Names.ordinalOf(cluster, m.name())

@@ -1,54 +1,53 @@
 package io.etcdoperator.operator.plan;
 
 import io.etcdoperator.api.v1alpha1.EtcdClusterStatus;
-import io.etcdoperator.operator.model.InitialMember;
+import io.etcdoperator.operator.model.ClusterState;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
 
 /**
- * What to do in this reconcile and what to report.
+ * The planner's answer for one reconcile: which rule fired, what it decided, and the status that
+ * decision renders as.
  *
- * @param manageObjects keep the Services and PodDisruptionBudget as desired
- * @param clusterState the cluster-state ConfigMap to write, if it must change or be created
- * @param statefulSetReplicas keep the StatefulSet as desired with these replicas; empty: leave it
- * @param claimMembers claims to mark with the member whose data they now hold (claim name to member
- *     ID), so that a claim a former member leaves behind is recognised later
- * @param step the one membership or pod change to make now
+ * @param rule the name of the rule that fired (as the planner's Javadoc lists it)
+ * @param decision the step, what to keep, what to report, when to look again
  * @param status the status to report (transition times are the reconciler's business)
- * @param requeueAfter when to look again even if nothing changes
  */
-public record Plan(
-    boolean manageObjects,
-    Optional<ClusterStateDecision> clusterState,
-    OptionalInt statefulSetReplicas,
-    Map<String, Long> claimMembers,
-    Step step,
-    EtcdClusterStatus status,
-    Duration requeueAfter) {
-
+public record Plan(String rule, Decision decision, EtcdClusterStatus status) {
   public Plan {
-    claimMembers = Map.copyOf(claimMembers);
+    Objects.requireNonNull(rule, "rule");
+    Objects.requireNonNull(decision, "decision");
+    Objects.requireNonNull(status, "status");
   }
 
-  /**
-   * The content of the cluster-state ConfigMap.
-   *
-   * @param existing {@code existing} (the cluster formed) or {@code new} (bootstrap)
-   * @param members member name to peer URL, in ordinal order
-   * @param annotations the operator's annotations on it (the record of rebuilds)
-   */
-  public record ClusterStateDecision(
-      boolean existing, List<InitialMember> members, Map<String, String> annotations) {
-    public ClusterStateDecision {
-      members = List.copyOf(members);
-      annotations = Map.copyOf(annotations);
-    }
+  public Step step() {
+    return decision.step();
+  }
 
-    public ClusterStateDecision(boolean existing, List<InitialMember> members) {
-      this(existing, members, Map.of());
-    }
+  /** Keep the Services and PodDisruptionBudget as desired. */
+  public boolean manageObjects() {
+    return decision.keep().objects();
+  }
+
+  /** The cluster-state ConfigMap to write, if it must change or be created. */
+  public Optional<ClusterState> clusterState() {
+    return decision.keep().clusterState();
+  }
+
+  /** Keep the StatefulSet as desired with these replicas; empty: leave it. */
+  public OptionalInt statefulSetReplicas() {
+    return decision.keep().statefulSetReplicas();
+  }
+
+  /** Claims to mark with the member whose data they hold (claim name to member ID). */
+  public Map<String, Long> claimMembers() {
+    return decision.keep().claimMarks();
+  }
+
+  public Duration requeueAfter() {
+    return decision.requeueAfter();
   }
 }

@@ -6,13 +6,48 @@ import java.util.List;
  * The one change the planner asks for in a reconcile, besides keeping the Kubernetes objects as
  * desired. Each step is idempotent: repeating it after a crash, or planning again from the world it
  * produced, leads to the same cluster.
+ *
+ * <p>{@link #accept} is the exhaustive switch over the steps (Java 17 has no pattern-matching
+ * switch): every step calls its own method of {@link Cases}, so a new step that an executor does
+ * not handle does not compile.
  */
 public sealed interface Step {
   /** A sentence for logs and Events. */
   String describe();
 
+  /** Calls the method of {@code cases} that handles this kind of step. */
+  <R> R accept(Cases<R> cases);
+
+  /** One method per kind of step. */
+  interface Cases<R> {
+    R none(None step);
+
+    R await(Wait step);
+
+    R addLearner(AddLearner step);
+
+    R promoteLearner(PromoteLearner step);
+
+    R removeMember(RemoveMember step);
+
+    R moveLeader(MoveLeader step);
+
+    R deletePods(DeletePods step);
+
+    R createRebuildPod(CreateRebuildPod step);
+
+    R deleteRebuildPod(DeleteRebuildPod step);
+
+    R deleteClaim(DeleteClaim step);
+  }
+
   /** Nothing to change now. */
   record None() implements Step {
+    @Override
+    public <R> R accept(Cases<R> cases) {
+      return cases.none(this);
+    }
+
     @Override
     public String describe() {
       return "nothing to do";
@@ -22,6 +57,11 @@ public sealed interface Step {
   /** Nothing to change now, because something must happen first; says what. */
   record Wait(String reason) implements Step {
     @Override
+    public <R> R accept(Cases<R> cases) {
+      return cases.await(this);
+    }
+
+    @Override
     public String describe() {
       return "waiting: " + reason;
     }
@@ -29,6 +69,11 @@ public sealed interface Step {
 
   /** Add the member of {@code ordinal} as a learner (its pod then starts and joins). */
   record AddLearner(int ordinal, String name, String peerUrl) implements Step {
+    @Override
+    public <R> R accept(Cases<R> cases) {
+      return cases.addLearner(this);
+    }
+
     @Override
     public String describe() {
       return "add " + name + " as a learner";
@@ -38,6 +83,11 @@ public sealed interface Step {
   /** Promote a learner that has caught up; etcd refusing because it has not is "not yet". */
   record PromoteLearner(int ordinal, String name, long memberId) implements Step {
     @Override
+    public <R> R accept(Cases<R> cases) {
+      return cases.promoteLearner(this);
+    }
+
+    @Override
     public String describe() {
       return "promote learner " + name;
     }
@@ -45,6 +95,11 @@ public sealed interface Step {
 
   /** Remove a member from the cluster. */
   record RemoveMember(int ordinal, String name, long memberId, String reason) implements Step {
+    @Override
+    public <R> R accept(Cases<R> cases) {
+      return cases.removeMember(this);
+    }
+
     @Override
     public String describe() {
       return "remove member " + name + " (" + reason + ")";
@@ -55,6 +110,11 @@ public sealed interface Step {
   record MoveLeader(String from, long fromId, int fromOrdinal, String to, long toId, int toOrdinal)
       implements Step {
     @Override
+    public <R> R accept(Cases<R> cases) {
+      return cases.moveLeader(this);
+    }
+
+    @Override
     public String describe() {
       return "move leadership from " + from + " to " + to;
     }
@@ -62,6 +122,11 @@ public sealed interface Step {
 
   /** Delete pods so that the StatefulSet recreates them from the current template. */
   record DeletePods(List<String> pods, String reason) implements Step {
+    @Override
+    public <R> R accept(Cases<R> cases) {
+      return cases.deletePods(this);
+    }
+
     public DeletePods {
       pods = List.copyOf(pods);
     }
@@ -80,6 +145,11 @@ public sealed interface Step {
   /** Start the pod that rebuilds the cluster from a survivor's data with --force-new-cluster. */
   record CreateRebuildPod(int survivorOrdinal, String survivor) implements Step {
     @Override
+    public <R> R accept(Cases<R> cases) {
+      return cases.createRebuildPod(this);
+    }
+
+    @Override
     public String describe() {
       return "start rebuilding the cluster from " + survivor + " (--force-new-cluster on its data)";
     }
@@ -88,6 +158,11 @@ public sealed interface Step {
   /** Delete the rebuild pod. */
   record DeleteRebuildPod(String reason) implements Step {
     @Override
+    public <R> R accept(Cases<R> cases) {
+      return cases.deleteRebuildPod(this);
+    }
+
+    @Override
     public String describe() {
       return "delete the rebuild pod (" + reason + ")";
     }
@@ -95,6 +170,11 @@ public sealed interface Step {
 
   /** Delete a claim whose data belongs to a member that is no longer in the cluster. */
   record DeleteClaim(int ordinal, String claim, String reason) implements Step {
+    @Override
+    public <R> R accept(Cases<R> cases) {
+      return cases.deleteClaim(this);
+    }
+
     @Override
     public String describe() {
       return "delete claim " + claim + " (" + reason + ")";

@@ -1,13 +1,13 @@
 package io.etcdoperator.operator.plan;
 
+import io.etcdoperator.operator.model.ClusterState;
 import io.etcdoperator.operator.model.InitialMember;
 import io.etcdoperator.operator.model.Names;
+import io.etcdoperator.operator.model.Target;
 import io.etcdoperator.operator.observe.ClaimView;
-import io.etcdoperator.operator.observe.ClusterStateView;
 import io.etcdoperator.operator.observe.MemberProbe;
 import io.etcdoperator.operator.observe.RebuildView;
-import io.etcdoperator.operator.plan.Plan.ClusterStateDecision;
-import io.etcdoperator.operator.plan.Target.Desired;
+import io.etcdoperator.operator.plan.Decision.Keep;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -70,16 +70,43 @@ import java.util.TreeSet;
 final class SurvivorRebuild {
   private SurvivorRebuild() {}
 
+  /**
+   * A rebuild the user opted into, carried through from its record in the ConfigMap, and the
+   * rebuild pod's clean-up. Right after the rules that make the operator stand still and ahead of
+   * every other: while the survivor's claim is in use by the rebuild pod, no member pod may run.
+   */
+  static final class RebuildUnderWay implements Rule {
+    @Override
+    public Optional<Decision> decide(Situation s) {
+      return inProgress(s);
+    }
+  }
+
+  /**
+   * Quorum lost and a majority lost its data: no member can ever bring the quorum back. Report it
+   * (naming the most advanced survivor and how to opt in); with the opt-in, record the intent to
+   * rebuild, which RebuildUnderWay then carries out. Before QuorumLost, which would wait forever.
+   */
+  static final class MajorityDataLost implements Rule {
+    @Override
+    public Optional<Decision> decide(Situation s) {
+      return QuorumLostRules.lost(s)
+          ? majorityLost(s, QuorumLostRules.replicas(s))
+          : Optional.empty();
+    }
+  }
+
   /** The plan of a rebuild in progress, or of cleaning up after one; empty when there is none. */
-  static Optional<Plan> inProgress(
-      Target target, Desired desired, Facts facts, StatusBuilder status) {
-    Optional<ClusterStateView> state = facts.view.clusterState();
-    Optional<String> intent = state.flatMap(s -> s.annotation(Names.REBUILDING_ANNOTATION));
-    Optional<String> done = state.flatMap(s -> s.annotation(Names.REBUILT_ANNOTATION));
+  static Optional<Decision> inProgress(Situation s) {
+    Target target = s.target();
+    Facts facts = s.facts();
+    Optional<ClusterState> state = facts.view.clusterState();
+    Optional<String> intent = state.flatMap(c -> c.annotation(Names.REBUILDING_ANNOTATION));
+    Optional<String> done = state.flatMap(c -> c.annotation(Names.REBUILT_ANNOTATION));
     boolean active =
         intent.isPresent() && intent.equals(target.rebuild().optIn()) && !intent.equals(done);
     Optional<RebuildView> pod = facts.view.rebuild();
-    String survivor = state.flatMap(s -> s.annotation(Names.REBUILDING_FROM_ANNOTATION)).orElse("");
+    String survivor = state.flatMap(c -> c.annotation(Names.REBUILDING_FROM_ANNOTATION)).orElse("");
     int ordinal = Names.ordinalOf(target.name(), survivor);
 
     if (pod.isPresent() && !active) {
@@ -89,16 +116,16 @@ final class SurvivorRebuild {
               : new Step.DeleteRebuildPod(
                   done.isPresent() ? "the rebuild is done" : "no rebuild is under way");
       return Optional.of(
-          stopped(step, status.rebuilding("the rebuild pod goes away; the members start again")));
+          Decisions.rebuilding(step, "the rebuild pod goes away; the members start again"));
     }
     if (!active) {
       return Optional.empty();
     }
     if (ordinal < 0) {
       return Optional.of(
-          stopped(
+          Decisions.rebuilding(
               new Step.Wait("a survivor"),
-              status.rebuilding("the recorded survivor '" + survivor + "' is not a member name")));
+              "the recorded survivor '" + survivor + "' is not a member name"));
     }
     if (pod.isPresent()) {
       RebuildView rebuild = pod.get();
@@ -109,56 +136,48 @@ final class SurvivorRebuild {
                 .map(p -> p.reachable() ? "it has no leader yet" : p.error())
                 .orElse("no address yet");
         return Optional.of(
-            stopped(
+            Decisions.rebuilding(
                 new Step.Wait("the rebuild pod to lead a cluster of its own"),
-                status.rebuilding(
-                    "rebuilding from "
-                        + survivor
-                        + ": pod "
-                        + rebuild.name()
-                        + " is "
-                        + rebuild.phase()
-                        + ", "
-                        + how)));
+                "rebuilding from "
+                    + survivor
+                    + ": pod "
+                    + rebuild.name()
+                    + " is "
+                    + rebuild.phase()
+                    + ", "
+                    + how));
       }
       long revision = rebuild.probe().map(MemberProbe::revision).orElse(0L);
       Map<String, String> annotations = new LinkedHashMap<>(kept(state.get()));
       annotations.put(Names.REBUILT_ANNOTATION, intent.get());
       annotations.put(
           Names.REBUILT_FROM_ANNOTATION, survivor + "@" + revision + "@" + facts.view.now());
-      ClusterStateDecision decision =
-          new ClusterStateDecision(
-              true,
+      ClusterState rebuilt =
+          new ClusterState(
+              ClusterState.Kind.EXISTING,
               List.of(
                   new InitialMember(
                       survivor, Names.peerUrl(target.namespace(), target.name(), ordinal))),
+              s.desired().clusterToken(),
               annotations);
-      StatusBuilder.Report report =
-          status.rebuilding(
-              "rebuilt from " + survivor + " at revision " + revision + "; its pod starts next");
       return Optional.of(
-          new Plan(
-              true,
-              Optional.of(decision),
-              OptionalInt.of(0),
-              Map.of(),
+          Decisions.rebuilding(
               new Step.DeleteRebuildPod("the rebuild is done"),
-              report.status(),
-              report.requeue()));
+              Keep.statefulSet(0).withClusterState(rebuilt),
+              "rebuilt from " + survivor + " at revision " + revision + "; its pod starts next"));
     }
     if (!facts.view.pods().isEmpty()) {
       return Optional.of(
-          stopped(
+          Decisions.rebuilding(
               new Step.Wait("every member pod to stop"),
-              status.rebuilding(
-                  "rebuilding from " + survivor + ": stopping every member pod first")));
+              "rebuilding from " + survivor + ": stopping every member pod first"));
     }
     Optional<ClaimView> other =
         facts.view.claims().values().stream().filter(c -> c.ordinal() != ordinal).findFirst();
     if (other.isPresent()) {
       String rebuilding = "rebuilding from " + survivor + ": clearing the other members' claims";
       return Optional.of(
-          stopped(
+          Decisions.rebuilding(
               other.get().terminating()
                   ? new Step.Wait("claim " + other.get().name() + " to be deleted")
                   : new Step.DeleteClaim(
@@ -169,21 +188,21 @@ final class SurvivorRebuild {
                           + "; member "
                           + Names.member(target.name(), other.get().ordinal())
                           + " comes back new, on a fresh claim"),
-              status.rebuilding(rebuilding)));
+              rebuilding));
     }
     return Optional.of(
-        stopped(
+        Decisions.rebuilding(
             new Step.CreateRebuildPod(ordinal, survivor),
-            status.rebuilding(
-                "rebuilding from " + survivor + ": starting it with --force-new-cluster")));
+            "rebuilding from " + survivor + ": starting it with --force-new-cluster"));
   }
 
   /**
    * Without quorum: when a majority lost its data, report it, or record the intent to rebuild when
    * the user opted in. Empty when the majority still has its data (then waiting is right).
    */
-  static Optional<Plan> majorityLost(
-      Target target, Desired desired, Facts facts, StatusBuilder status, int replicas) {
+  static Optional<Decision> majorityLost(Situation s, int replicas) {
+    Target target = s.target();
+    Facts facts = s.facts();
     SortedSet<Integer> known = facts.knownOrdinals();
     SortedSet<Integer> lost = new TreeSet<>();
     known.stream().filter(facts::lostDataAt).forEach(lost::add);
@@ -191,7 +210,7 @@ final class SurvivorRebuild {
     if (lost.isEmpty() || survivors >= Quorum.of(known.size())) {
       return Optional.empty();
     }
-    String lostNames = String.join(", ", Planner.podNames(target.name(), lost));
+    String lostNames = String.join(", ", s.pods(lost));
     List<Integer> alive = known.stream().filter(i -> !lost.contains(i)).toList();
     // etcd's own order of logs: the later term first, then the longer log. A survivor that answers
     // only on its metrics tells no term: then the index alone decides, for every survivor.
@@ -204,13 +223,12 @@ final class SurvivorRebuild {
     Optional<Integer> best = alive.stream().max(byLog.thenComparing(Comparator.reverseOrder()));
     if (best.isEmpty()) {
       return Optional.of(
-          reportOnly(
-              replicas,
-              status.majorityDataLost(
-                  "members "
-                      + lostNames
-                      + " lost their data and no member holds any: the cluster's"
-                      + " data is gone; the operator changes nothing")));
+          Decisions.majorityDataLost(
+              "members "
+                  + lostNames
+                  + " lost their data and no member holds any: the cluster's"
+                  + " data is gone; the operator changes nothing",
+              replicas));
     }
     boolean ambiguous =
         survivors > 1
@@ -225,33 +243,25 @@ final class SurvivorRebuild {
                 + index(facts, best.get())
                 + (termsKnown ? ")" : "; a survivor tells no raft term)");
     Optional<String> done =
-        facts.view.clusterState().flatMap(s -> s.annotation(Names.REBUILT_ANNOTATION));
+        facts.view.clusterState().flatMap(c -> c.annotation(Names.REBUILT_ANNOTATION));
     Optional<String> optIn = target.rebuild().optIn();
     if (optIn.isPresent() && !optIn.equals(done) && !ambiguous) {
-      ClusterStateView state = facts.view.clusterState().orElseThrow();
+      ClusterState state = facts.view.clusterState().orElseThrow();
       Map<String, String> annotations = new LinkedHashMap<>(kept(state));
       annotations.put(Names.REBUILDING_ANNOTATION, optIn.get());
       annotations.put(Names.REBUILDING_FROM_ANNOTATION, survivor);
-      List<InitialMember> members =
-          state.initialCluster().entrySet().stream()
-              .map(e -> new InitialMember(e.getKey(), e.getValue()))
-              .toList();
-      StatusBuilder.Report report =
-          status.rebuilding(
+      ClusterState intent =
+          new ClusterState(
+              ClusterState.Kind.EXISTING, state.members(), s.desired().clusterToken(), annotations);
+      return Optional.of(
+          Decisions.rebuilding(
+              new Step.None(),
+              new Keep(true, Optional.of(intent), OptionalInt.empty(), Map.of()),
               "members "
                   + lostNames
                   + " lost their data; "
                   + advanced
-                  + "; rebuilding from it, as asked");
-      return Optional.of(
-          new Plan(
-              true,
-              Optional.of(new ClusterStateDecision(true, members, annotations)),
-              OptionalInt.empty(),
-              Map.of(),
-              new Step.None(),
-              report.status(),
-              report.requeue()));
+                  + "; rebuilding from it, as asked"));
     }
     String why =
         optIn.isPresent() && optIn.equals(done)
@@ -273,15 +283,14 @@ final class SurvivorRebuild {
                         + "="
                         + target.rebuild().uid());
     return Optional.of(
-        reportOnly(
-            replicas,
-            status.majorityDataLost(
-                "quorum lost and members "
-                    + lostNames
-                    + " lost their data; "
-                    + advanced
-                    + ". The operator destroys nothing and starts no new cluster; "
-                    + why)));
+        Decisions.majorityDataLost(
+            "quorum lost and members "
+                + lostNames
+                + " lost their data; "
+                + advanced
+                + ". The operator destroys nothing and starts no new cluster; "
+                + why,
+            replicas));
   }
 
   /** The raft term a member reports (0: unknown, e.g. it answers only on its metrics). */
@@ -300,7 +309,7 @@ final class SurvivorRebuild {
   }
 
   /** The record of earlier rebuilds, carried on. */
-  static Map<String, String> kept(ClusterStateView state) {
+  static Map<String, String> kept(ClusterState state) {
     Map<String, String> kept = new LinkedHashMap<>();
     state
         .annotation(Names.REBUILT_ANNOTATION)
@@ -312,29 +321,5 @@ final class SurvivorRebuild {
         .annotation(Names.REBUILT_FROM_ANNOTATION)
         .ifPresent(v -> kept.put(Names.REBUILT_FROM_ANNOTATION, v));
     return kept;
-  }
-
-  /** Every member pod stopped while the rebuild holds the survivor's claim. */
-  private static Plan stopped(Step step, StatusBuilder.Report report) {
-    return new Plan(
-        true,
-        Optional.empty(),
-        OptionalInt.of(0),
-        Map.of(),
-        step,
-        report.status(),
-        report.requeue());
-  }
-
-  /** Keeps every known member's pod, as while waiting for any lost quorum, and reports. */
-  private static Plan reportOnly(int replicas, StatusBuilder.Report report) {
-    return new Plan(
-        true,
-        Optional.empty(),
-        OptionalInt.of(replicas),
-        Map.of(),
-        new Step.None(),
-        report.status(),
-        report.requeue());
   }
 }

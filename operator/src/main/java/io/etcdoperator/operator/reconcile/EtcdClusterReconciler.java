@@ -5,16 +5,12 @@ import io.etcdoperator.api.v1alpha1.EtcdClusterStatus;
 import io.etcdoperator.operator.CallHook;
 import io.etcdoperator.operator.etcd.EtcdMetrics;
 import io.etcdoperator.operator.etcd.EtcdService;
-import io.etcdoperator.operator.model.ClusterState;
-import io.etcdoperator.operator.model.EtcdClusterModel;
-import io.etcdoperator.operator.model.InvalidSpecException;
+import io.etcdoperator.operator.model.DesiredCluster;
 import io.etcdoperator.operator.model.Names;
-import io.etcdoperator.operator.model.SpecProblem;
 import io.etcdoperator.operator.observe.ClusterObserver;
 import io.etcdoperator.operator.observe.ClusterView;
 import io.etcdoperator.operator.plan.Plan;
 import io.etcdoperator.operator.plan.Planner;
-import io.etcdoperator.operator.plan.Target;
 import io.etcdoperator.operator.reconcile.StepExecutor.Outcome;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -24,8 +20,6 @@ import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
@@ -39,11 +33,12 @@ import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEven
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -64,12 +59,16 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster>, Cle
   /** A learner etcd will not promote yet usually catches up within a second. */
   static final Duration NOT_YET = Duration.ofSeconds(1);
 
+  /** After the API server refused a write: no hot loop; a human or a controller must act. */
+  static final Duration REFUSED = Duration.ofSeconds(10);
+
   private final EtcdService etcd;
   private final Clock clock;
   private final Duration quorumLossAlarm;
   private final CallHook hook;
   private final ClusterObserver observer;
-  private final Map<Class<?>, InformerEventSource<?, EtcdCluster>> caches = new HashMap<>();
+  private final Map<Class<?>, InformerEventSource<?, EtcdCluster>> caches =
+      new ConcurrentHashMap<>();
 
   public EtcdClusterReconciler(
       EtcdService etcd, EtcdMetrics metrics, Clock clock, Duration quorumLossAlarm) {
@@ -120,47 +119,108 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster>, Cle
   @Override
   public UpdateControl<EtcdCluster> reconcile(EtcdCluster cluster, Context<EtcdCluster> context) {
     Instant started = clock.instant();
-    String namespace = cluster.getMetadata().getNamespace();
-    String name = cluster.getMetadata().getName();
-    Cached cached = new Cached(context, name);
+    DesiredCluster desired = DesiredCluster.of(cluster);
+    ClusterView view = observe(cluster, context);
+    Plan plan = Planner.plan(desired.target(), view);
+    Acted acted = act(cluster, context, desired, plan, view);
+    Duration next = report(cluster, context, plan, acted);
+    LOG.debug(
+        "Reconciled in {} ms (probe {} ms): rule {}, {}; next in {} ms",
+        Duration.between(started, clock.instant()).toMillis(),
+        Duration.between(started, view.now()).toMillis(),
+        plan.rule(),
+        plan.step().describe(),
+        next.toMillis());
+    return UpdateControl.<EtcdCluster>noUpdate().rescheduleAfter(next);
+  }
 
-    Spec spec = Spec.of(cluster);
-    ClusterView view = observer.observe(namespace, name, cached.objects());
-    Plan plan = Planner.plan(spec.target(), view);
-    Actions actions = new Actions(context, cluster);
+  private ClusterView observe(EtcdCluster cluster, Context<EtcdCluster> context) {
+    var meta = cluster.getMetadata();
+    return observer.observe(
+        meta.getNamespace(), meta.getName(), new Cached(context, meta.getName()).objects());
+  }
+
+  /** What acting did: the objects the API server refused to write, and the step's outcome. */
+  private record Acted(List<ApiRefusal> refused, Outcome outcome) {}
+
+  /**
+   * Keeps the objects as planned, then takes the step, but not after a refused write: the step may
+   * rely on what was refused (a learner's pod reads the ConfigMap).
+   */
+  private Acted act(
+      EtcdCluster cluster,
+      Context<EtcdCluster> context,
+      DesiredCluster desired,
+      Plan plan,
+      ClusterView view) {
+    List<ApiRefusal> refused = List.of();
     if (plan.manageObjects()) {
-      actions.keepObjects(spec.model().orElseThrow(), plan, cached);
+      refused =
+          new ClusterObjects(context.getClient(), hook, cluster, caches::get)
+              .keep(
+                  desired.model().orElseThrow(),
+                  plan,
+                  new Cached(context, cluster.getMetadata().getName()));
     }
-    Outcome outcome =
+    if (!refused.isEmpty()) {
+      return new Acted(refused, new Outcome.Nothing());
+    }
+    var meta = cluster.getMetadata();
+    return new Acted(
+        refused,
         new StepExecutor(context.getClient(), etcd, hook)
-            .execute(namespace, name, plan.step(), view, spec.model());
-    actions.report(outcome);
+            .execute(meta.getNamespace(), meta.getName(), plan.step(), view, desired.model()));
+  }
 
+  /**
+   * Events for what was done and for every transition of status; the status written when it
+   * changed. Returns when to look again: at once after a change, later after a refusal (another try
+   * will not change the server's mind soon), else as the plan says.
+   */
+  private Duration report(
+      EtcdCluster cluster, Context<EtcdCluster> context, Plan plan, Acted acted) {
+    EventRecorder events = new EventRecorder(context.getClient(), clock);
+    EtcdClusterStatus computed = plan.status();
+    for (ApiRefusal r : acted.refused()) {
+      events.warning(cluster, "ApiRefused", r.describe());
+    }
+    if (!acted.refused().isEmpty()) {
+      computed =
+          Failures.onProgressing(
+              computed,
+              "ApiRefused",
+              acted.refused().stream().map(ApiRefusal::describe).collect(Collectors.joining("; ")));
+    }
+    Outcome outcome = acted.outcome();
+    if (outcome instanceof Outcome.Done d) {
+      events.normal(cluster, d.reason(), d.message());
+    } else if (outcome instanceof Outcome.Failed f) {
+      events.warning(cluster, "StepFailed", f.message());
+      computed = Failures.onProgressing(computed, f.reason(), f.message());
+    }
     EtcdClusterStatus previous = cluster.getStatus();
     EtcdClusterStatus status =
         Escalation.apply(
-            StatusMerger.merge(previous, plan.status(), clock.instant()),
+            StatusMerger.merge(previous, computed, clock.instant()),
             clock.instant(),
             quorumLossAlarm);
     for (Transitions.Notice n : Transitions.between(previous, status)) {
-      actions.event(n.warning(), n.reason(), n.message());
+      if (n.warning()) {
+        events.warning(cluster, n.reason(), n.message());
+      } else {
+        events.normal(cluster, n.reason(), n.message());
+      }
     }
     Duration next =
-        outcome instanceof Outcome.Done
-            ? AFTER_CHANGE
-            : outcome instanceof Outcome.NotYet ? NOT_YET : plan.requeueAfter();
-    boolean changed = !status.equals(previous);
-    if (changed && !writeStatus(cluster, status, context)) {
+        !acted.refused().isEmpty()
+            ? REFUSED
+            : outcome instanceof Outcome.Done
+                ? AFTER_CHANGE
+                : outcome instanceof Outcome.NotYet ? NOT_YET : plan.requeueAfter();
+    if (!status.equals(previous) && !writeStatus(cluster, status, context)) {
       next = AFTER_CHANGE;
     }
-    LOG.debug(
-        "Reconciled in {} ms (probe {} ms): {}; status {}; next in {} ms",
-        Duration.between(started, clock.instant()).toMillis(),
-        Duration.between(started, view.now()).toMillis(),
-        plan.step().describe(),
-        changed ? "written" : "unchanged",
-        next.toMillis());
-    return UpdateControl.<EtcdCluster>noUpdate().rescheduleAfter(next);
+    return next;
   }
 
   /**
@@ -190,36 +250,8 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster>, Cle
     return DeleteControl.defaultDelete();
   }
 
-  /** The spec, validated once: the planner's target, and the model when the spec is valid. */
-  record Spec(Target target, Optional<EtcdClusterModel> model) {
-    static Spec of(EtcdCluster cluster) {
-      var meta = cluster.getMetadata();
-      long generation = meta.getGeneration() == null ? 0 : meta.getGeneration();
-      String optIn =
-          meta.getAnnotations() == null
-              ? null
-              : meta.getAnnotations().get(Names.REBUILD_OPT_IN_ANNOTATION);
-      Target.Rebuild rebuild = Target.Rebuild.of(meta.getUid(), optIn);
-      try {
-        EtcdClusterModel model = EtcdClusterModel.of(cluster);
-        Target.Desired desired =
-            new Target.Desired(
-                model.replicas(), model.podTemplateHash(), model.usesPersistentStorage());
-        return new Spec(
-            Target.valid(meta.getNamespace(), meta.getName(), generation, desired)
-                .withRebuild(rebuild),
-            Optional.of(model));
-      } catch (InvalidSpecException e) {
-        List<String> problems = e.problems().stream().map(SpecProblem::toString).toList();
-        return new Spec(
-            Target.invalid(meta.getNamespace(), meta.getName(), generation, problems),
-            Optional.empty());
-      }
-    }
-  }
-
   /** The cluster's objects as the informer caches hold them. */
-  private final class Cached {
+  private static final class Cached implements ClusterObjects.Live {
     private final Context<EtcdCluster> context;
     private final String name;
 
@@ -228,7 +260,8 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster>, Cle
       this.name = name;
     }
 
-    <R extends HasMetadata> Optional<R> named(Class<R> type, String objectName) {
+    @Override
+    public <R extends HasMetadata> Optional<R> named(Class<R> type, String objectName) {
       return context.getSecondaryResources(type).stream()
           .filter(r -> objectName.equals(r.getMetadata().getName()))
           .findFirst();
@@ -241,126 +274,6 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster>, Cle
           context.getSecondaryResources(PersistentVolumeClaim.class),
           named(ConfigMap.class, Names.clusterStateConfigMap(name)),
           named(Pod.class, Names.rebuildPod(name)));
-    }
-  }
-
-  /** The writes of one reconcile. */
-  private final class Actions {
-    private final Context<EtcdCluster> context;
-    private final EtcdCluster cluster;
-    private final ObjectWriter writer;
-    private final EventRecorder events;
-
-    Actions(Context<EtcdCluster> context, EtcdCluster cluster) {
-      this.context = context;
-      this.cluster = cluster;
-      this.writer = new ObjectWriter(context.getClient(), hook);
-      this.events = new EventRecorder(context.getClient(), clock);
-    }
-
-    void keepObjects(EtcdClusterModel model, Plan plan, Cached cached) {
-      String name = cluster.getMetadata().getName();
-      ensure(
-          Service.class,
-          model.headlessService(),
-          cached.named(Service.class, Names.headlessService(name)));
-      ensure(
-          Service.class,
-          model.clientService(),
-          cached.named(Service.class, Names.clientService(name)));
-      plan.clusterState()
-          .ifPresent(
-              decision -> {
-                ClusterState state =
-                    new ClusterState(
-                        decision.existing() ? ClusterState.Kind.EXISTING : ClusterState.Kind.NEW,
-                        decision.members(),
-                        model.clusterToken());
-                ConfigMap desired = model.clusterStateConfigMap(state);
-                if (!decision.annotations().isEmpty()) {
-                  Map<String, String> annotations = new HashMap<>();
-                  if (desired.getMetadata().getAnnotations() != null) {
-                    annotations.putAll(desired.getMetadata().getAnnotations());
-                  }
-                  annotations.putAll(decision.annotations());
-                  desired.getMetadata().setAnnotations(annotations);
-                }
-                ensure(
-                    ConfigMap.class,
-                    desired,
-                    cached.named(ConfigMap.class, Names.clusterStateConfigMap(name)));
-              });
-      plan.statefulSetReplicas()
-          .ifPresent(
-              replicas ->
-                  ensure(
-                      StatefulSet.class,
-                      model.statefulSet(replicas),
-                      cached.named(StatefulSet.class, Names.statefulSet(name))));
-      plan.claimMembers().forEach((claim, memberId) -> markClaim(claim, memberId));
-      Optional<PodDisruptionBudget> livePdb =
-          cached.named(PodDisruptionBudget.class, Names.podDisruptionBudget(name));
-      // The budget follows the members that exist, not the target: scaling 5 -> 3 must not
-      // allow three disruptions while five members still need three for quorum.
-      Optional<PodDisruptionBudget> pdb =
-          model.podDisruptionBudget(plan.statefulSetReplicas().orElse(model.replicas()));
-      if (pdb.isPresent()) {
-        ensure(PodDisruptionBudget.class, pdb.get(), livePdb);
-      } else {
-        livePdb.ifPresent(
-            p -> {
-              context.getClient().resource(p).delete();
-              hook.after("k8s delete PodDisruptionBudget " + p.getMetadata().getName());
-            });
-      }
-    }
-
-    /** Marks a claim with the member whose data it holds (a merge patch of one annotation). */
-    private void markClaim(String claim, long memberId) {
-      String patch =
-          "{\"metadata\":{\"annotations\":{\""
-              + Names.MEMBER_ID_ANNOTATION
-              + "\":\""
-              + Long.toHexString(memberId)
-              + "\"}}}";
-      context
-          .getClient()
-          .persistentVolumeClaims()
-          .inNamespace(cluster.getMetadata().getNamespace())
-          .withName(claim)
-          .patch(PatchContext.of(PatchType.JSON_MERGE), patch);
-      hook.after("k8s patch PersistentVolumeClaim " + claim);
-    }
-
-    @SuppressWarnings("unchecked")
-    private <R extends HasMetadata> void ensure(Class<R> type, R desired, Optional<R> live) {
-      Optional<R> written = writer.ensure(desired, live);
-      if (written.isEmpty()) {
-        return;
-      }
-      var cache = (InformerEventSource<R, EtcdCluster>) caches.get(type);
-      ResourceID primary = ResourceID.fromResource(cluster);
-      if (live.isPresent()) {
-        cache.handleRecentResourceUpdate(primary, written.get(), live.get());
-      } else {
-        cache.handleRecentResourceCreate(primary, written.get());
-      }
-    }
-
-    void report(Outcome outcome) {
-      if (outcome instanceof Outcome.Done d) {
-        events.normal(cluster, d.reason(), d.message());
-      } else if (outcome instanceof Outcome.Failed f) {
-        events.warning(cluster, "StepFailed", f.message());
-      }
-    }
-
-    void event(boolean warning, String reason, String message) {
-      if (warning) {
-        events.warning(cluster, reason, message);
-      } else {
-        events.normal(cluster, reason, message);
-      }
     }
   }
 }

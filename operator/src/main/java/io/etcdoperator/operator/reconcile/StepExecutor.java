@@ -12,6 +12,7 @@ import io.etcdoperator.operator.observe.MemberProbe;
 import io.etcdoperator.operator.plan.Step;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -20,12 +21,15 @@ import org.slf4j.LoggerFactory;
  * Carries out the planner's one step: a membership call to etcd, or a pod or claim deletion.
  * Membership calls go to the leader (etcd 3.4 answers a promotion reliably only there, and moving
  * leadership is accepted only from it) and name the cluster ID the planner saw, so a call can never
- * land in another cluster. Expected failures become an outcome; the next reconcile is the retry.
+ * land in another cluster. Every kind of step has its own case ({@link Step.Cases}): a step nobody
+ * handles does not compile.
  *
- * <p>Two refusals are "not yet", not failures: a learner etcd will not promote while it lags, and a
- * member add or remove etcd refuses as "unhealthy cluster" (with its default strict reconfig check,
- * until its leader has been connected to every voter for 5 s: after every member added, promoted or
- * restarted, so on every step of a scale-up).
+ * <p>Expected failures become an outcome: etcd refusing a call, and the API server refusing a write
+ * ({@link ApiRefusal}); the next reconcile is the retry. Two refusals are "not yet", not failures:
+ * a learner etcd will not promote while it lags, and a member add or remove etcd refuses as
+ * "unhealthy cluster" (with its default strict reconfig check, until its leader has been connected
+ * to every voter for 5 s: after every member added, promoted or restarted, so on every step of a
+ * scale-up). Anything else propagates, for the framework's retry with back-off.
  */
 final class StepExecutor {
   private static final Logger LOG = LoggerFactory.getLogger(StepExecutor.class);
@@ -42,8 +46,11 @@ final class StepExecutor {
     /** Not done yet, and that is normal (a learner still catching up). */
     record NotYet(String message) implements Outcome {}
 
-    /** An expected failure: a Warning Event says what; the next reconcile tries again. */
-    record Failed(String message) implements Outcome {}
+    /**
+     * An expected failure: a condition and a Warning Event say what; the next reconcile tries
+     * again.
+     */
+    record Failed(String reason, String message) implements Outcome {}
 
     /** There was nothing to do. */
     record Nothing() implements Outcome {}
@@ -61,97 +68,169 @@ final class StepExecutor {
       Step step,
       ClusterView view,
       Optional<EtcdClusterModel> model) {
-    String key = namespace + "/" + cluster;
     try {
-      if (step instanceof Step.CreateRebuildPod s) {
-        Pod pod = model.orElseThrow().rebuildPod(s.survivorOrdinal());
-        client.resource(pod).create();
-        hook.after("k8s create Pod " + pod.getMetadata().getName());
-        return new Outcome.Done("RebuildStarted", step.describe());
-      }
-      if (step instanceof Step.DeleteRebuildPod s) {
-        client.pods().inNamespace(namespace).withName(Names.rebuildPod(cluster)).delete();
-        hook.after("k8s delete Pod " + Names.rebuildPod(cluster));
-        return new Outcome.Done("RebuildPodDeleted", step.describe());
-      }
-      return act(namespace, key, step, view);
+      return step.accept(new Cases(namespace, cluster, view, model));
     } catch (EtcdException e) {
       LOG.warn("Could not {}: {}", step.describe(), e.getMessage());
       return new Outcome.Failed(
-          "could not " + step.describe() + ": " + e.failure() + " " + e.detail());
+          "EtcdRefused", "could not " + step.describe() + ": " + e.failure() + " " + e.detail());
+    } catch (Refused r) {
+      return new Outcome.Failed(
+          "ApiRefused", "could not " + step.describe() + ": " + r.refusal.describe());
     }
   }
 
-  private Outcome act(String namespace, String key, Step step, ClusterView view) {
-    try {
-      return reconfigure(namespace, key, step, view);
-    } catch (EtcdException e) {
-      if (e.failure() == EtcdFailure.UNHEALTHY_CLUSTER
-          && (step instanceof Step.AddLearner || step instanceof Step.RemoveMember)) {
-        return new Outcome.NotYet(
-            "etcd refuses to "
-                + step.describe()
-                + " until its leader has been connected to every"
-                + " voter for 5 s: "
-                + e.detail());
+  /** An API refusal, carried out of a case to {@link #execute}. */
+  private static final class Refused extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+    private final transient ApiRefusal refusal;
+
+    Refused(ApiRefusal refusal, KubernetesClientException cause) {
+      super(refusal.describe(), cause);
+      this.refusal = refusal;
+    }
+  }
+
+  private final class Cases implements Step.Cases<Outcome> {
+    private final String namespace;
+    private final String cluster;
+    private final String key;
+    private final ClusterView view;
+    private final Optional<EtcdClusterModel> model;
+
+    Cases(String namespace, String cluster, ClusterView view, Optional<EtcdClusterModel> model) {
+      this.namespace = namespace;
+      this.cluster = cluster;
+      this.key = namespace + "/" + cluster;
+      this.view = view;
+      this.model = model;
+    }
+
+    @Override
+    public Outcome none(Step.None s) {
+      return new Outcome.Nothing();
+    }
+
+    @Override
+    public Outcome await(Step.Wait s) {
+      return new Outcome.Nothing();
+    }
+
+    @Override
+    public Outcome addLearner(Step.AddLearner s) {
+      Leader t = leader(view);
+      try {
+        var added = etcd.addLearner(key, t.endpoint(), t.clusterId(), s.peerUrl());
+        hook.after("etcd addLearner " + s.name());
+        return new Outcome.Done(
+            "MemberAdded",
+            "added "
+                + s.name()
+                + " as learner "
+                + added.member().hexId()
+                + " ("
+                + s.peerUrl()
+                + ")");
+      } catch (EtcdException e) {
+        return notYetIfUnhealthy(s, e);
       }
-      throw e;
     }
-  }
 
-  private Outcome reconfigure(String namespace, String key, Step step, ClusterView view) {
-    if (step instanceof Step.AddLearner s) {
-      Target t = leader(view);
-      var added = etcd.addLearner(key, t.endpoint(), t.clusterId(), s.peerUrl());
-      hook.after("etcd addLearner " + s.name());
-      return new Outcome.Done(
-          "MemberAdded",
-          "added " + s.name() + " as learner " + added.member().hexId() + " (" + s.peerUrl() + ")");
-    }
-    if (step instanceof Step.PromoteLearner s) {
-      Target t = leader(view);
+    @Override
+    public Outcome promoteLearner(Step.PromoteLearner s) {
+      Leader t = leader(view);
       PromoteResult result = etcd.promoteLearner(key, t.endpoint(), t.clusterId(), s.memberId());
       hook.after("etcd promoteLearner " + s.name());
       return result instanceof PromoteResult.NotReadyYet nr
           ? new Outcome.NotYet("learner " + s.name() + " is not in sync yet: " + nr.detail())
           : new Outcome.Done("MemberPromoted", "promoted " + s.name() + " to a voting member");
     }
-    if (step instanceof Step.RemoveMember s) {
-      Target t = leader(view);
+
+    @Override
+    public Outcome removeMember(Step.RemoveMember s) {
+      Leader t = leader(view);
       try {
         etcd.removeMember(key, t.endpoint(), t.clusterId(), s.memberId());
         hook.after("etcd removeMember " + s.name());
       } catch (EtcdException e) {
         if (e.failure() != EtcdFailure.MEMBER_NOT_FOUND) {
-          throw e;
+          return notYetIfUnhealthy(s, e);
         }
       }
       return new Outcome.Done("MemberRemoved", "removed " + s.name() + ": " + s.reason());
     }
-    if (step instanceof Step.MoveLeader s) {
-      Target t = leader(view);
+
+    @Override
+    public Outcome moveLeader(Step.MoveLeader s) {
+      Leader t = leader(view);
       etcd.moveLeader(key, t.endpoint(), t.clusterId(), s.toId());
       hook.after("etcd moveLeader " + s.from() + " -> " + s.to());
       return new Outcome.Done("LeaderMoved", "moved leadership from " + s.from() + " to " + s.to());
     }
-    if (step instanceof Step.DeletePods s) {
+
+    @Override
+    public Outcome deletePods(Step.DeletePods s) {
       for (String pod : s.pods()) {
-        client.pods().inNamespace(namespace).withName(pod).delete();
-        hook.after("k8s delete Pod " + pod);
+        write(
+            "delete",
+            "Pod",
+            pod,
+            () -> client.pods().inNamespace(namespace).withName(pod).delete());
       }
-      return new Outcome.Done("PodsDeleted", step.describe());
+      return new Outcome.Done("PodsDeleted", s.describe());
     }
-    if (step instanceof Step.DeleteClaim s) {
-      client.persistentVolumeClaims().inNamespace(namespace).withName(s.claim()).delete();
-      hook.after("k8s delete PersistentVolumeClaim " + s.claim());
-      return new Outcome.Done("ClaimDeleted", step.describe());
+
+    @Override
+    public Outcome createRebuildPod(Step.CreateRebuildPod s) {
+      Pod pod = model.orElseThrow().rebuildPod(s.survivorOrdinal());
+      write("create", "Pod", pod.getMetadata().getName(), () -> client.resource(pod).create());
+      return new Outcome.Done("RebuildStarted", s.describe());
     }
-    return new Outcome.Nothing();
+
+    @Override
+    public Outcome deleteRebuildPod(Step.DeleteRebuildPod s) {
+      String pod = Names.rebuildPod(cluster);
+      write(
+          "delete", "Pod", pod, () -> client.pods().inNamespace(namespace).withName(pod).delete());
+      return new Outcome.Done("RebuildPodDeleted", s.describe());
+    }
+
+    @Override
+    public Outcome deleteClaim(Step.DeleteClaim s) {
+      write(
+          "delete",
+          "PersistentVolumeClaim",
+          s.claim(),
+          () ->
+              client.persistentVolumeClaims().inNamespace(namespace).withName(s.claim()).delete());
+      return new Outcome.Done("ClaimDeleted", s.describe());
+    }
+
+    /** One API write; a refusal leaves through {@link Refused}, anything else propagates. */
+    private void write(String verb, String kind, String name, Runnable call) {
+      try {
+        call.run();
+      } catch (KubernetesClientException e) {
+        throw ApiRefusal.of(verb, kind, name, e).map(r -> new Refused(r, e)).orElseThrow(() -> e);
+      }
+      hook.after("k8s " + verb + " " + kind + " " + name);
+    }
+
+    private Outcome notYetIfUnhealthy(Step step, EtcdException e) {
+      if (e.failure() == EtcdFailure.UNHEALTHY_CLUSTER) {
+        return new Outcome.NotYet(
+            "etcd refuses to "
+                + step.describe()
+                + " until its leader has been connected to every voter for 5 s: "
+                + e.detail());
+      }
+      throw e;
+    }
   }
 
-  private record Target(String endpoint, long clusterId) {}
+  private record Leader(String endpoint, long clusterId) {}
 
-  private static Target leader(ClusterView view) {
+  private static Leader leader(ClusterView view) {
     Optional<MemberProbe> leader =
         view.probes().values().stream()
             .filter(p -> p.reachable() && p.memberId() != 0 && p.memberId() == p.leaderId())
@@ -161,6 +240,6 @@ final class StepExecutor {
             () ->
                 new EtcdException(
                     EtcdFailure.NOT_LEADER, "", "no member answered as the leader", null));
-    return new Target(p.endpoint(), p.clusterId());
+    return new Leader(p.endpoint(), p.clusterId());
   }
 }

@@ -143,12 +143,12 @@ class DeployManifestsTest {
   }
 
   @Test
-  void imageCopiesTheJarTheLauncherBuilds() throws IOException {
+  void imageCopiesTheProductJarTheLauncherRuns() throws IOException {
     String dockerfile = Files.readString(HelmChartTest.DEPLOY.resolve("image/Dockerfile"));
     String launcher = Files.readString(Path.of("../etcd-operator"));
-    assertThat(launcher).contains("sandbox/target/etcd-operator.jar");
+    assertThat(launcher).contains("product/target/etcd-operator.jar");
     assertThat(dockerfile)
-        .contains("COPY sandbox/target/etcd-operator.jar ")
+        .contains("COPY product/target/etcd-operator.jar ")
         .containsPattern("(?m)^FROM \\S+-jre")
         .containsPattern("(?m)^USER \\d+");
   }

@@ -15,7 +15,7 @@ class ClusterProbeTest {
   private static final long OTHER_CLUSTER = 0xc2;
 
   /** A member: id, voter or learner, what it answers (null status = unreachable). */
-  private record Row(long id, boolean learner, MemberStatus status) {}
+  private record Row(long id, boolean learner, EtcdStatus status) {}
 
   private static String url(long id) {
     return "http://127.10.0." + id + ":2379";
@@ -33,12 +33,11 @@ class ClusterProbeTest {
     return new Row(
         id,
         false,
-        MemberStatus.unreachable(url(id), new ProbeFailure(EtcdFailure.UNREACHABLE, "refused")));
+        EtcdStatus.unreachable(url(id), new ProbeFailure(EtcdFailure.UNREACHABLE, "refused")));
   }
 
-  private static MemberStatus status(
-      long id, long cluster, long leader, long term, boolean learner) {
-    return new MemberStatus(
+  private static EtcdStatus status(long id, long cluster, long leader, long term, boolean learner) {
+    return new EtcdStatus(
         url(id),
         Optional.empty(),
         cluster,
@@ -67,13 +66,13 @@ class ClusterProbeTest {
               List.of(url(r.id())),
               r.learner()));
     }
-    List<MemberProbe> probes = new ArrayList<>();
+    List<EtcdProbe> probes = new ArrayList<>();
     for (Row r : rows) {
-      Optional<MemberList> list =
+      Optional<EtcdMemberList> list =
           r.status().reachable() && !r.learner()
-              ? Optional.of(new MemberList(url(r.id()), CLUSTER, r.id(), members))
+              ? Optional.of(new EtcdMemberList(url(r.id()), CLUSTER, r.id(), members))
               : Optional.empty();
-      probes.add(new MemberProbe(r.status(), list, Optional.empty()));
+      probes.add(new EtcdProbe(r.status(), list, Optional.empty()));
     }
     return ClusterProbe.of(probes, Duration.ZERO);
   }
@@ -164,8 +163,8 @@ class ClusterProbeTest {
   @Test
   void reachableAndUnreachableAreSplitInOrder() {
     ClusterProbe p = probe(up(1, 1, 3), down(2), up(3, 1, 3));
-    assertThat(p.reachable()).extracting(MemberProbe::endpoint).containsExactly(url(1), url(3));
-    assertThat(p.unreachable()).extracting(MemberProbe::endpoint).containsExactly(url(2));
+    assertThat(p.reachable()).extracting(EtcdProbe::endpoint).containsExactly(url(1), url(3));
+    assertThat(p.unreachable()).extracting(EtcdProbe::endpoint).containsExactly(url(2));
     assertThat(p.find(url(2))).isPresent();
     assertThat(p.find("http://nowhere:2379")).isEmpty();
   }

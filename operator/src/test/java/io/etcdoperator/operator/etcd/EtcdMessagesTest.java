@@ -41,7 +41,7 @@ class EtcdMessagesTest {
             .setUnknownFields(extra)
             .build();
 
-    MemberStatus s = EtcdMessages.status("http://a:2379", wire);
+    EtcdStatus s = EtcdMessages.status("http://a:2379", wire);
 
     assertThat(s.reachable()).isTrue();
     assertThat(s.clusterId()).isEqualTo(0xc1);
@@ -60,7 +60,7 @@ class EtcdMessagesTest {
 
   @Test
   void statusOfAnOlderServerHasZeroesForTheNewFields() {
-    MemberStatus s =
+    EtcdStatus s =
         EtcdMessages.status("http://a:2379", StatusResponse.newBuilder().setLeader(1).build());
     assertThat(s.raftAppliedIndex()).isZero();
     assertThat(s.learner()).isFalse();
@@ -93,7 +93,7 @@ class EtcdMessagesTest {
   void membersAndAlarmsAreTranslated() {
     Member learner =
         Member.newBuilder().setID(9).addPeerURLs("http://10.0.0.9:2380").setIsLearner(true).build();
-    MemberList list =
+    EtcdMemberList list =
         EtcdMessages.memberList(
             "http://a:2379",
             ResponseHeader.newBuilder().setClusterId(0xc1).setMemberId(1).build(),

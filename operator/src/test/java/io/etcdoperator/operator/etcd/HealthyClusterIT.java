@@ -25,9 +25,9 @@ class HealthyClusterIT {
       assertThat(probe.hasQuorum()).isTrue();
       long clusterId = probe.clusterIds().iterator().next();
       assertThat(clusterId).isNotZero();
-      MemberStatus leader = probe.leader().orElseThrow();
-      for (MemberProbe member : probe.members()) {
-        MemberStatus s = member.status();
+      EtcdStatus leader = probe.leader().orElseThrow();
+      for (EtcdProbe member : probe.members()) {
+        EtcdStatus s = member.status();
         assertThat(s.failure()).isEmpty();
         assertThat(s.clusterId()).isEqualTo(clusterId);
         assertThat(s.memberId()).isNotZero();
@@ -45,7 +45,7 @@ class HealthyClusterIT {
       assertThat(probe.members().stream().filter(p -> p.status().isLeader())).hasSize(1);
       assertThat(probe.leaderEndpoint()).contains(leader.endpoint());
 
-      MemberList list = probe.memberList().orElseThrow();
+      EtcdMemberList list = probe.memberList().orElseThrow();
       assertThat(list.reportedBy()).isEqualTo(leader.memberId());
       assertThat(list.clusterId()).isEqualTo(clusterId);
       assertThat(list.members()).hasSize(3);

@@ -26,7 +26,7 @@ class MemberDownIT {
       victim.kill();
       ClusterProbe probe = etcd.probeAll(key, cluster.clientUrls());
 
-      MemberProbe dead = probe.find(victim.clientUrl()).orElseThrow();
+      EtcdProbe dead = probe.find(victim.clientUrl()).orElseThrow();
       assertThat(dead.reachable()).isFalse();
       assertThat(dead.status().failure().orElseThrow().failure())
           .isEqualTo(EtcdFailure.UNREACHABLE);
@@ -40,7 +40,7 @@ class MemberDownIT {
       assertThat(etcd.probeAll(key, cluster.clientUrls()).memberList().orElseThrow().members())
           .hasSize(3);
 
-      MemberStatus status = etcd.status(key, victim.clientUrl());
+      EtcdStatus status = etcd.status(key, victim.clientUrl());
       assertThat(status.reachable()).isFalse();
       assertThat(status.failure().orElseThrow().failure()).isEqualTo(EtcdFailure.UNREACHABLE);
       Health health = etcd.health(key, victim.clientUrl());
@@ -88,7 +88,7 @@ class MemberDownIT {
           Duration took = Duration.ofNanos(System.nanoTime() - start);
 
           assertThat(took).isLessThan(FROZEN_ROUND_LIMIT);
-          MemberProbe frozen = probe.find(follower.clientUrl()).orElseThrow();
+          EtcdProbe frozen = probe.find(follower.clientUrl()).orElseThrow();
           assertThat(frozen.status().failure().orElseThrow().failure())
               .isEqualTo(EtcdFailure.DEADLINE_EXCEEDED);
           assertThat(frozen.memberListFailure().orElseThrow().failure())
@@ -99,7 +99,7 @@ class MemberDownIT {
         }
       }
       long start = System.nanoTime();
-      MemberStatus status = etcd.status(key, follower.clientUrl());
+      EtcdStatus status = etcd.status(key, follower.clientUrl());
       assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(FROZEN_ROUND_LIMIT);
       assertThat(status.failure().orElseThrow().failure()).isEqualTo(EtcdFailure.DEADLINE_EXCEEDED);
       assertThat(etcd.health(key, follower.clientUrl()).healthy()).isFalse();
@@ -118,7 +118,7 @@ class MemberDownIT {
       cluster.awaitHealthy(HEALTHY);
       String key = "it/" + cluster.name();
       ClusterProbe before = etcd.probeAll(key, cluster.clientUrls());
-      MemberStatus oldLeader = before.leader().orElseThrow();
+      EtcdStatus oldLeader = before.leader().orElseThrow();
       LocalEtcdMember leader =
           cluster.members().stream()
               .filter(m -> m.clientUrl().equals(oldLeader.endpoint()))

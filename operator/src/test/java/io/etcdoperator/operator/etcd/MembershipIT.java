@@ -52,7 +52,7 @@ class MembershipIT {
           .atMost(Duration.ofSeconds(15))
           .until(() -> etcd.status(key, newcomer.clientUrl()).reachable());
       ClusterProbe withLearner = etcd.probeAll(key, urls);
-      MemberProbe learnerProbe = withLearner.find(newcomer.clientUrl()).orElseThrow();
+      EtcdProbe learnerProbe = withLearner.find(newcomer.clientUrl()).orElseThrow();
       System.out.println("learner status: " + learnerProbe);
       assertThat(learnerProbe.status().learner()).isTrue();
       assertThat(learnerProbe.status().memberId()).isEqualTo(learner.id());
@@ -70,7 +70,7 @@ class MembershipIT {
                 promoted.set(etcd.promoteLearner(key, via, clusterId, learner.id()));
                 return promoted.get() instanceof PromoteResult.Promoted;
               });
-      MemberList afterPromote = ((PromoteResult.Promoted) promoted.get()).members();
+      EtcdMemberList afterPromote = ((PromoteResult.Promoted) promoted.get()).members();
       assertThat(afterPromote.learners()).isEmpty();
       assertThat(afterPromote.voters()).hasSize(4);
       await()
@@ -80,7 +80,7 @@ class MembershipIT {
       assertThatRejected(
           () -> etcd.promoteLearner(key, via, clusterId, learner.id()), EtcdFailure.REJECTED);
 
-      MemberList afterRemove = etcd.removeMember(key, via, clusterId, learner.id());
+      EtcdMemberList afterRemove = etcd.removeMember(key, via, clusterId, learner.id());
 
       assertThat(afterRemove.members()).hasSize(3);
       assertThat(afterRemove.find(learner.id())).isEmpty();
@@ -114,7 +114,7 @@ class MembershipIT {
 
       ClusterProbe probe = etcd.probeAll(key, cluster.clientUrls());
 
-      MemberProbe learnerProbe = probe.find(newcomer.clientUrl()).orElseThrow();
+      EtcdProbe learnerProbe = probe.find(newcomer.clientUrl()).orElseThrow();
       assertThat(learnerProbe.status().learner()).isTrue();
       assertThat(learnerProbe.memberList()).isEmpty();
       assertThat(learnerProbe.memberListFailure().orElseThrow().failure())
@@ -135,7 +135,7 @@ class MembershipIT {
       cluster.awaitHealthy(HEALTHY);
       String key = "it/" + cluster.name();
       String via = cluster.member(0).clientUrl();
-      MemberStatus status = etcd.status(key, via);
+      EtcdStatus status = etcd.status(key, via);
       long wrong = status.clusterId() + 1;
 
       assertThatRejected(
@@ -161,11 +161,11 @@ class MembershipIT {
       cluster.awaitHealthy(HEALTHY);
       String key = "it/" + cluster.name();
       ClusterProbe before = etcd.probeAll(key, cluster.clientUrls());
-      MemberStatus leader = before.leader().orElseThrow();
+      EtcdStatus leader = before.leader().orElseThrow();
       long clusterId = leader.clusterId();
-      MemberStatus follower =
+      EtcdStatus follower =
           before.reachable().stream()
-              .map(MemberProbe::status)
+              .map(EtcdProbe::status)
               .filter(s -> !s.isLeader())
               .findFirst()
               .orElseThrow();

@@ -45,7 +45,7 @@ class TwoClustersIT {
       cluster.awaitHealthy(HEALTHY);
       String key = "it/" + cluster.name();
       LocalEtcdMember survivor = cluster.member(0);
-      MemberStatus before = etcd.status(key, survivor.clientUrl());
+      EtcdStatus before = etcd.status(key, survivor.clientUrl());
       cluster.member(1).kill();
       cluster.member(2).kill();
       survivor.stop();
@@ -57,7 +57,7 @@ class TwoClustersIT {
           .until(() -> etcd.probeAll(key, List.of(survivor.clientUrl())).hasQuorum());
 
       ClusterProbe probe = etcd.probeAll(key, cluster.clientUrls());
-      MemberStatus after = probe.find(survivor.clientUrl()).orElseThrow().status();
+      EtcdStatus after = probe.find(survivor.clientUrl()).orElseThrow().status();
       assertThat(after.clusterId()).isEqualTo(before.clusterId());
       assertThat(after.memberId()).isEqualTo(before.memberId());
       assertThat(after.isLeader()).isTrue();

@@ -19,6 +19,15 @@ class SpecValidationTest {
     return Stream.of(
         row("negative replicas", "replicas: -1", "spec.replicas: must be 0 or more, got -1"),
         row(
+            "emptyDir and replicas 0: it would delete the data",
+            """
+            replicas: 0
+            storage:
+              emptyDir: {}
+            """,
+            "spec.replicas: 0 with emptyDir storage would delete every member's data; only a"
+                + " cluster on a volumeClaimTemplate can hibernate"),
+        row(
             "both storage kinds",
             """
             storage:

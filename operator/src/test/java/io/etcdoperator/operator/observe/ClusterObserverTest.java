@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.etcdoperator.operator.etcd.ClusterProbe;
 import io.etcdoperator.operator.etcd.EtcdFailure;
 import io.etcdoperator.operator.etcd.EtcdMember;
-import io.etcdoperator.operator.etcd.MemberStatus;
+import io.etcdoperator.operator.etcd.EtcdStatus;
 import io.etcdoperator.operator.etcd.ProbeFailure;
 import java.time.Duration;
 import java.util.List;
@@ -22,8 +22,8 @@ class ClusterObserverTest {
   private static final String STRANGER = "http://127.10.0.9:2379";
   private static final long CLUSTER = 0xc1;
 
-  private static MemberStatus answering(String url, long id, long leader, boolean learner) {
-    return new MemberStatus(
+  private static EtcdStatus answering(String url, long id, long leader, boolean learner) {
+    return new EtcdStatus(
         url,
         Optional.empty(),
         CLUSTER,
@@ -40,13 +40,13 @@ class ClusterObserverTest {
         99);
   }
 
-  private static io.etcdoperator.operator.etcd.MemberProbe probe(
-      MemberStatus status, Optional<io.etcdoperator.operator.etcd.MemberList> list) {
-    return new io.etcdoperator.operator.etcd.MemberProbe(status, list, Optional.empty());
+  private static io.etcdoperator.operator.etcd.EtcdProbe probe(
+      EtcdStatus status, Optional<io.etcdoperator.operator.etcd.EtcdMemberList> list) {
+    return new io.etcdoperator.operator.etcd.EtcdProbe(status, list, Optional.empty());
   }
 
-  private static io.etcdoperator.operator.etcd.MemberList list(String url, long reportedBy) {
-    return new io.etcdoperator.operator.etcd.MemberList(
+  private static io.etcdoperator.operator.etcd.EtcdMemberList list(String url, long reportedBy) {
+    return new io.etcdoperator.operator.etcd.EtcdMemberList(
         url,
         CLUSTER,
         reportedBy,
@@ -66,8 +66,8 @@ class ClusterObserverTest {
 
   @Test
   void answersUnreachableMembersAndTheChosenListMapByOrdinal() {
-    MemberStatus down =
-        new MemberStatus(
+    EtcdStatus down =
+        new EtcdStatus(
             URL2,
             Optional.of(new ProbeFailure(EtcdFailure.DEADLINE_EXCEEDED, "after 1 s")),
             0,
@@ -120,9 +120,9 @@ class ClusterObserverTest {
     assertThat(memberList.seenFromOrdinal()).isZero();
     assertThat(memberList.members())
         .containsExactly(
-            new MemberList.Member(
+            new MemberList.Entry(
                 0x100, "etcd-0", List.of("http://127.10.0.1:2380"), List.of(URL0), false),
-            new MemberList.Member(0x101, "", List.of("http://127.10.0.2:2380"), List.of(), true));
+            new MemberList.Entry(0x101, "", List.of("http://127.10.0.2:2380"), List.of(), true));
     assertThat(memberList.members().get(1).started()).isFalse();
   }
 

@@ -7,6 +7,7 @@ import static io.etcdoperator.operator.plan.Views.target;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.etcdoperator.operator.model.Names;
+import io.etcdoperator.operator.model.Target;
 import io.etcdoperator.operator.observe.ClusterView;
 import io.fabric8.kubernetes.api.model.Condition;
 import java.time.Duration;
@@ -21,10 +22,11 @@ import org.junit.jupiter.params.provider.MethodSource;
 /** One row per situation: what the planner decides and reports. */
 class PlannerTest {
   /**
-   * What a row expects: the step, the StatefulSet replicas (-1: untouched), ConfigMap state, two
-   * conditions.
+   * What a row expects: the rule that fires, the step, the StatefulSet replicas (-1: untouched),
+   * ConfigMap state, two conditions.
    */
-  record Expect(Step step, int stsReplicas, String configMap, String available, String ready) {}
+  record Expect(
+      String rule, Step step, int stsReplicas, String configMap, String available, String ready) {}
 
   static final String NONE = "none";
   static final String NEW = "new";
@@ -34,8 +36,8 @@ class PlannerTest {
     return Arguments.of(name, target, view.build(), expect);
   }
 
-  static Expect expect(Step step, int sts, String cm, String available, String ready) {
-    return new Expect(step, sts, cm, available, ready);
+  static Expect expect(String rule, Step step, int sts, String cm, String available, String ready) {
+    return new Expect(rule, step, sts, cm, available, ready);
   }
 
   static Step.DeletePods delete(String reasonPrefix, int... ordinals) {
@@ -64,17 +66,35 @@ class PlannerTest {
             "fresh: nothing exists yet",
             target(3),
             Views.fresh(),
-            expect(new Step.None(), 3, NEW, "False/Bootstrapping", "False/Bootstrapping")),
+            expect(
+                "Bootstrap",
+                new Step.None(),
+                3,
+                NEW,
+                "False/Bootstrapping",
+                "False/Bootstrapping")),
         row(
             "bootstrapping: pods up, nothing answers",
             target(3),
             Views.bootstrapping(3),
-            expect(new Step.None(), 3, NEW, "False/Bootstrapping", "False/Bootstrapping")),
+            expect(
+                "Bootstrap",
+                new Step.None(),
+                3,
+                NEW,
+                "False/Bootstrapping",
+                "False/Bootstrapping")),
         row(
             "bootstrapping: members answer, no leader yet: still new",
             target(3),
             Views.bootstrapping(3).answeringWithoutQuorum(0).answeringWithoutQuorum(1),
-            expect(new Step.None(), 3, NEW, "False/Bootstrapping", "False/Bootstrapping")),
+            expect(
+                "Bootstrap",
+                new Step.None(),
+                3,
+                NEW,
+                "False/Bootstrapping",
+                "False/Bootstrapping")),
         row(
             "seed 000: never formed, pods run an old template: all replaced at once",
             target(3),
@@ -83,6 +103,7 @@ class PlannerTest {
                 .podWithHash(1, "nginx")
                 .podWithHash(2, "nginx"),
             expect(
+                "Bootstrap",
                 delete(NEVER_FORMED, 0, 1, 2),
                 3,
                 NEW,
@@ -92,58 +113,92 @@ class PlannerTest {
             "never formed, StatefulSet not yet on the new template: wait for it first",
             target(3),
             Views.bootstrapping(3).statefulSet(3, "nginx", true).podWithHash(0, "nginx"),
-            expect(new Step.None(), 3, NEW, "False/Bootstrapping", "False/Bootstrapping")),
+            expect(
+                "Bootstrap",
+                new Step.None(),
+                3,
+                NEW,
+                "False/Bootstrapping",
+                "False/Bootstrapping")),
         row(
             "never formed, replicas changed before forming: new with the new count",
             target(5),
             Views.bootstrapping(3),
-            expect(new Step.None(), 5, NEW, "False/Bootstrapping", "False/Bootstrapping")),
+            expect(
+                "Bootstrap",
+                new Step.None(),
+                5,
+                NEW,
+                "False/Bootstrapping",
+                "False/Bootstrapping")),
         // --- quorum held (rule 4) ---
         row(
             "healthy: nothing to do",
             target(3),
             Views.healthy(3),
-            expect(new Step.None(), 3, EXISTING, "True/QuorumHeld", "True/AllMembersReady")),
+            expect(
+                "InSync", new Step.None(), 3, EXISTING, "True/QuorumHeld", "True/AllMembersReady")),
         row(
             "healthy, ConfigMap still says new: flips to existing",
             target(3),
             Views.healthy(3).clusterState(false, 3),
-            expect(new Step.None(), 3, EXISTING, "True/QuorumHeld", "True/AllMembersReady")),
+            expect(
+                "InSync", new Step.None(), 3, EXISTING, "True/QuorumHeld", "True/AllMembersReady")),
         row(
             "healthy, ConfigMap deleted by someone: rewritten as existing",
             target(3),
             Views.healthy(3).noClusterState(),
-            expect(new Step.None(), 3, EXISTING, "True/QuorumHeld", "True/AllMembersReady")),
+            expect(
+                "InSync", new Step.None(), 3, EXISTING, "True/QuorumHeld", "True/AllMembersReady")),
         row(
             "one member killed: reported, nothing removed",
             target(3),
             Views.healthy(3).down(2),
-            expect(new Step.None(), 3, EXISTING, "True/QuorumHeld", "False/MembersUnreachable")),
+            expect(
+                "InSync",
+                new Step.None(),
+                3,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/MembersUnreachable")),
         row(
             "one member frozen: reported, nothing removed",
             target(3),
             Views.healthy(3).unreachable(1, "DEADLINE_EXCEEDED"),
-            expect(new Step.None(), 3, EXISTING, "True/QuorumHeld", "False/MembersUnreachable")),
+            expect(
+                "InSync",
+                new Step.None(),
+                3,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/MembersUnreachable")),
         row(
             "one member's pod deleted: StatefulSet recreates it",
             target(3),
             Views.healthy(3).noPod(1).unreachable(1, "UnknownHost"),
-            expect(new Step.None(), 3, EXISTING, "True/QuorumHeld", "False/MembersUnreachable")),
+            expect(
+                "InSync",
+                new Step.None(),
+                3,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/MembersUnreachable")),
         row(
             "a member raised an alarm: quorum holds, the member is not healthy, the alarm is said",
             target(3),
             Views.healthy(3).alarm(1, "NOSPACE"),
-            expect(new Step.None(), 3, EXISTING, "True/QuorumHeld", "False/AlarmRaised")),
+            expect("InSync", new Step.None(), 3, EXISTING, "True/QuorumHeld", "False/AlarmRaised")),
         row(
             "every member reports CORRUPT (alarms are cluster-wide): still a quorum, not Ready",
             target(3),
             Views.healthy(3).alarm(0, "CORRUPT").alarm(1, "CORRUPT").alarm(2, "CORRUPT"),
-            expect(new Step.None(), 3, EXISTING, "True/QuorumHeld", "False/AlarmRaised")),
+            expect("InSync", new Step.None(), 3, EXISTING, "True/QuorumHeld", "False/AlarmRaised")),
         row(
             "learner started and healthy: promote",
             target(4),
             Views.healthy(3).learner(3, true),
             expect(
+                "PromoteLearner",
                 new Step.PromoteLearner(3, "test-3", id(3)),
                 4,
                 EXISTING,
@@ -154,6 +209,7 @@ class PlannerTest {
             target(4),
             Views.healthy(3).learner(3, false),
             expect(
+                "StartLearner",
                 new Step.Wait("learner test-3 to start"),
                 4,
                 EXISTING,
@@ -164,6 +220,7 @@ class PlannerTest {
             target(3),
             Views.healthy(3).learner(3, false),
             expect(
+                "UnwantedLearner",
                 remove(3, "the spec no longer wants this member"),
                 4,
                 EXISTING,
@@ -174,6 +231,7 @@ class PlannerTest {
             target(5),
             Views.healthy(3),
             expect(
+                "ScaleUp",
                 new Step.AddLearner(3, "test-3", Names.peerUrl(NS, NAME, 3)),
                 3,
                 EXISTING,
@@ -184,6 +242,7 @@ class PlannerTest {
             target(4),
             Views.healthy(3).claim(3),
             expect(
+                "ScaleUp",
                 new Step.DeleteClaim(
                     3,
                     "data-test-3",
@@ -200,6 +259,7 @@ class PlannerTest {
                 .pod(3, true, false)
                 .lastTermination(3, "panic: tocommit(31) is out of range [lastIndex(0)]."),
             expect(
+                "ScaleUp",
                 new Step.AddLearner(3, "test-3", Names.peerUrl(NS, NAME, 3)),
                 3,
                 EXISTING,
@@ -211,6 +271,7 @@ class PlannerTest {
             target(4),
             Views.healthy(3).claim(3).pod(3, true, false),
             expect(
+                "ScaleUp",
                 new Step.Wait(
                     "pod test-3 runs etcd for a member that is not in the cluster and shows no sign"
                         + " of lost data: it may hold the only copy of some data, so the operator"
@@ -224,6 +285,7 @@ class PlannerTest {
             target(4),
             Views.healthy(3).learner(3, false).claimOf(3, 0x999, false).pod(3, true, false),
             expect(
+                "StartLearner",
                 new Step.Wait(
                     "pod test-3 runs on the claim of a former member and shows no sign of lost"
                         + " data; the operator will not delete that claim while it runs"),
@@ -236,6 +298,7 @@ class PlannerTest {
             target(4),
             Views.healthy(3).freshClaim(3),
             expect(
+                "ScaleUp",
                 new Step.AddLearner(3, "test-3", Names.peerUrl(NS, NAME, 3)),
                 3,
                 EXISTING,
@@ -246,6 +309,7 @@ class PlannerTest {
             target(4),
             Views.healthy(3).learner(3, false).claimOf(3, 0x999, false),
             expect(
+                "StartLearner",
                 new Step.DeleteClaim(
                     3, "data-test-3", "it holds the data of a former member test-3"),
                 4,
@@ -272,6 +336,7 @@ class PlannerTest {
                     "etcdmain: couldn't find local name \"test-1\" in the initial cluster"
                         + " configuration"),
             expect(
+                "StartLearner",
                 delete(
                     "it started before test-0 was added and waits out a crash back-off; a new pod"
                         + " joins at once",
@@ -285,6 +350,7 @@ class PlannerTest {
             target(3),
             Views.healthy(3).notMember(0).notMember(1).leader(2).learner(0, false).down(1),
             expect(
+                "StartLearner",
                 new Step.Wait("learner test-0 to start"),
                 3,
                 EXISTING,
@@ -295,6 +361,7 @@ class PlannerTest {
             target(4),
             Views.healthy(3).learner(3, false).claimOf(3, 0x999, true).pod(3, false, false),
             expect(
+                "StartLearner",
                 delete("it still uses the claim of a former member", 3),
                 4,
                 EXISTING,
@@ -305,6 +372,7 @@ class PlannerTest {
             target(4),
             Views.healthy(3).learner(3, false).claimOf(3, 0x999, true),
             expect(
+                "StartLearner",
                 new Step.Wait("claim data-test-3 to be deleted"),
                 4,
                 EXISTING,
@@ -312,13 +380,14 @@ class PlannerTest {
                 "False/ScalingUp")),
         row(
             "emptyDir learner whose pod crashes on a former member's data: new pod",
-            Target.valid(NS, NAME, 7, new Target.Desired(4, Views.HASH, false)),
+            Target.valid(NS, NAME, 7, Views.desired(4, false)),
             Views.healthy(3)
                 .statefulSet(3, Views.HASH, false)
                 .learner(3, false)
                 .pod(3, true, false)
                 .down(3),
             expect(
+                "StartLearner",
                 delete(
                     "its emptyDir still holds a former member's data; a new pod starts empty", 3),
                 4,
@@ -334,6 +403,7 @@ class PlannerTest {
                     1,
                     "2026-11-29 12:00:00.000000 C | raft: tocommit(9) is out of range [lastIndex(0)]. Was the raft log corrupted, truncated, or lost?\npanic: ..."),
             expect(
+                "ReplaceLostMember",
                 remove(1, "its pod runs without its data; it comes back as a new member"),
                 3,
                 EXISTING,
@@ -347,6 +417,7 @@ class PlannerTest {
                 .lastTermination(
                     2, "C | etcdmain: member 8e9e05c52164694d has already been bootstrapped"),
             expect(
+                "ReplaceLostMember",
                 remove(2, "its pod runs without its data; it comes back as a new member"),
                 3,
                 EXISTING,
@@ -359,17 +430,25 @@ class PlannerTest {
                 .down(2)
                 .lastTermination(
                     2, "C | etcdmain: listen tcp 0.0.0.0:2379: bind: address already in use"),
-            expect(new Step.None(), 3, EXISTING, "True/QuorumHeld", "False/MembersUnreachable")),
+            expect(
+                "InSync",
+                new Step.None(),
+                3,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/MembersUnreachable")),
         row(
             "a member that lost its data, running again and healthy, is not removed",
             target(3),
             Views.healthy(3).lastTermination(1, "raft: tocommit(9) is out of range [lastIndex(0)]"),
-            expect(new Step.None(), 3, EXISTING, "True/QuorumHeld", "True/AllMembersReady")),
+            expect(
+                "InSync", new Step.None(), 3, EXISTING, "True/QuorumHeld", "True/AllMembersReady")),
         row(
             "scale down 3 -> 1: remove the highest ordinal",
             target(1),
             Views.healthy(3),
             expect(
+                "ScaleDown",
                 remove(2, "scaling down to 1"),
                 3,
                 EXISTING,
@@ -379,12 +458,13 @@ class PlannerTest {
             "scale down: the highest ordinal leads: move leadership first",
             target(2),
             Views.healthy(3).leader(2),
-            expect(move(2, 0), 3, EXISTING, "True/QuorumHeld", "False/ScalingDown")),
+            expect("ScaleDown", move(2, 0), 3, EXISTING, "True/QuorumHeld", "False/ScalingDown")),
         row(
             "scale down would cost quorum (another member down): wait",
             target(2),
             Views.healthy(3).down(1),
             expect(
+                "ScaleDown",
                 new Step.Wait("removing test-2 now would leave the cluster without quorum"),
                 3,
                 EXISTING,
@@ -395,6 +475,7 @@ class PlannerTest {
             target(1),
             Views.healthy(2),
             expect(
+                "ScaleDown",
                 remove(1, "scaling down to 1"),
                 2,
                 EXISTING,
@@ -404,12 +485,14 @@ class PlannerTest {
             "scale down finished: StatefulSet shrinks to the members",
             target(2),
             Views.healthy(3).notMember(2).unreachable(2, "removed"),
-            expect(new Step.None(), 2, EXISTING, "True/QuorumHeld", "True/AllMembersReady")),
+            expect(
+                "InSync", new Step.None(), 2, EXISTING, "True/QuorumHeld", "True/AllMembersReady")),
         row(
             "roll: a follower first, highest ordinal",
             target(3),
             Views.healthy(3).podWithHash(0, "h0").podWithHash(1, "h0").podWithHash(2, "h0"),
             expect(
+                "RollFollower",
                 delete("rolling update", 2),
                 3,
                 EXISTING,
@@ -426,6 +509,7 @@ class PlannerTest {
                 .podWithHash(2, "h0")
                 .podWithHash(3, "h0"),
             expect(
+                "RollFollower",
                 delete("rolling update", 2),
                 3,
                 EXISTING,
@@ -439,7 +523,13 @@ class PlannerTest {
                 .podWithHash(0, "h0")
                 .podWithHash(1, "h0")
                 .podWithHash(2, "h0"),
-            expect(new Step.None(), 3, EXISTING, "True/QuorumHeld", "False/RollingUpdate")),
+            expect(
+                "RollGate",
+                new Step.None(),
+                3,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/RollingUpdate")),
         row(
             "roll: the restarted member has not caught up: wait",
             target(3),
@@ -450,6 +540,7 @@ class PlannerTest {
                 .raftIndex(1, 5000)
                 .raftIndex(2, 10),
             expect(
+                "RollFollower",
                 new Step.Wait("test-2 to be healthy and caught up"),
                 3,
                 EXISTING,
@@ -461,6 +552,7 @@ class PlannerTest {
             target(3),
             Views.healthy(3).podWithHash(0, "h0").podWithHash(1, "h0").pod(2, true, false),
             expect(
+                "RollFollower",
                 new Step.Wait("pod test-2 to be Ready"),
                 3,
                 EXISTING,
@@ -471,6 +563,7 @@ class PlannerTest {
             target(3),
             Views.healthy(3).podWithHash(0, "h0").pod(1, true, false),
             expect(
+                "RollFollower",
                 new Step.Wait("pod test-1 to be Ready"),
                 3,
                 EXISTING,
@@ -481,6 +574,7 @@ class PlannerTest {
             target(3),
             Views.healthy(3).podWithHash(0, "h0").podWithHash(1, "h0").terminating(2),
             expect(
+                "RollGate",
                 new Step.Wait("pod test-2 to terminate"),
                 3,
                 EXISTING,
@@ -490,12 +584,14 @@ class PlannerTest {
             "roll: only the leader left: move leadership first",
             target(3),
             Views.healthy(3).podWithHash(0, "h0"),
-            expect(move(0, 1), 3, EXISTING, "True/QuorumHeld", "False/RollingUpdate")),
+            expect(
+                "RollLeader", move(0, 1), 3, EXISTING, "True/QuorumHeld", "False/RollingUpdate")),
         row(
             "roll: a down member's stale pod goes first",
             target(3),
             Views.healthy(3).podWithHash(0, "h0").podWithHash(1, "h0").podWithHash(2, "h0").down(1),
             expect(
+                "RollDownMembers",
                 delete("rolling update", 1),
                 3,
                 EXISTING,
@@ -506,6 +602,7 @@ class PlannerTest {
             target(1),
             Views.healthy(1).podWithHash(0, "h0"),
             expect(
+                "RollLeader",
                 delete(
                     "rolling update; with 1 voter the cluster has no quorum while test-0 restarts"
                         + " and takes no writes until it is back",
@@ -519,6 +616,7 @@ class PlannerTest {
             target(2),
             Views.healthy(2).podWithHash(0, "h0").podWithHash(1, "h0"),
             expect(
+                "RollFollower",
                 delete(
                     "rolling update; with 2 voters the cluster has no quorum while test-1 restarts"
                         + " and takes no writes until it is back",
@@ -531,7 +629,8 @@ class PlannerTest {
             "hibernate 3 -> 0: stop every pod, keep membership",
             target(0),
             Views.healthy(3),
-            expect(new Step.None(), 0, EXISTING, "True/QuorumHeld", "False/Hibernated")),
+            expect(
+                "Hibernate", new Step.None(), 0, EXISTING, "True/QuorumHeld", "False/Hibernated")),
         row(
             "hibernated: no pods",
             target(0),
@@ -544,7 +643,7 @@ class PlannerTest {
                 .down(2)
                 .memberListUnknown()
                 .statefulSet(0),
-            expect(new Step.None(), 0, NONE, "False/Hibernated", "False/Hibernated")),
+            expect("Hibernated", new Step.None(), 0, NONE, "False/Hibernated", "False/Hibernated")),
         row(
             "waking 0 -> 3: the same members come back",
             target(3),
@@ -557,64 +656,108 @@ class PlannerTest {
                 .down(2)
                 .memberListUnknown()
                 .statefulSet(0),
-            expect(new Step.None(), 3, NONE, "False/QuorumLost", "False/QuorumLost")),
+            expect("QuorumLost", new Step.None(), 3, NONE, "False/QuorumLost", "False/QuorumLost")),
         // --- quorum lost (rule 5) ---
         row(
             "majority down: wait, destroy nothing",
             target(3),
             Views.healthy(3).down(1).down(2).noLeader(),
-            expect(new Step.None(), 3, NONE, "False/QuorumLost", "False/QuorumLost")),
+            expect("QuorumLost", new Step.None(), 3, NONE, "False/QuorumLost", "False/QuorumLost")),
         row(
             "every pod gone: recreate from the recorded member list",
             target(3),
             Views.healthy(3).noPod(0).noPod(1).noPod(2).down(0).down(1).down(2).memberListUnknown(),
-            expect(new Step.None(), 3, NONE, "False/QuorumLost", "False/QuorumLost")),
+            expect("QuorumLost", new Step.None(), 3, NONE, "False/QuorumLost", "False/QuorumLost")),
         row(
             "quorum lost while scaling down: never shrink the StatefulSet",
             target(1),
             Views.healthy(3).down(1).down(2).noLeader(),
-            expect(new Step.None(), 3, NONE, "False/QuorumLost", "False/QuorumLost")),
+            expect("QuorumLost", new Step.None(), 3, NONE, "False/QuorumLost", "False/QuorumLost")),
         row(
             "quorum lost, StatefulSet shrunk by someone: every known member gets its pod",
             target(3),
             Views.healthy(3).down(1).down(2).noLeader().statefulSet(1),
-            expect(new Step.None(), 3, NONE, "False/QuorumLost", "False/QuorumLost")),
+            expect("QuorumLost", new Step.None(), 3, NONE, "False/QuorumLost", "False/QuorumLost")),
         row(
             "quorum lost after a bad template: replace the stale pods of down members",
             target(3),
             Views.healthy(3).podWithHash(1, "bad").podWithHash(2, "bad").down(1).down(2).noLeader(),
             expect(
+                "QuorumLost",
                 new Step.DeletePods(List.of("test-1", "test-2"), DOWN_AND_STALE),
                 3,
                 NONE,
                 "False/QuorumLost",
                 "False/QuorumLost")),
+        // --- a majority lost its data ---
+        row(
+            "majority of 5 lost its data: reported, nothing destroyed, no opt-in",
+            target(5),
+            SurvivorRebuildTest.threeOfFiveWiped(),
+            expect(
+                "MajorityDataLost",
+                new Step.None(),
+                5,
+                NONE,
+                "False/MajorityDataLost",
+                "False/MajorityDataLost")),
+        row(
+            "rebuild opted into, only the survivor's claim left: start the rebuild pod",
+            SurvivorRebuildTest.opted(),
+            SurvivorRebuildTest.stoppedFrom1().noClaim(0).noClaim(2),
+            expect(
+                "RebuildUnderWay",
+                new Step.CreateRebuildPod(1, "test-1"),
+                0,
+                NONE,
+                "False/Rebuilding",
+                "False/Rebuilding")),
         // --- refuse to act (rules 1-3) ---
         row(
             "split brain: two cluster IDs, touch nothing",
             target(3),
             Views.healthy(3).clusterId(2, 0xbad),
-            expect(new Step.None(), -1, NONE, "False/SplitBrain", "False/SplitBrain")),
+            expect(
+                "SplitBrain", new Step.None(), -1, NONE, "False/SplitBrain", "False/SplitBrain")),
+        row(
+            "members answer for another cluster than the one that formed: touch nothing",
+            target(3),
+            Views.healthy(3).recordedClusterId(0xabc),
+            expect(
+                "AnotherCluster",
+                new Step.None(),
+                -1,
+                NONE,
+                "False/SplitBrain",
+                "False/SplitBrain")),
         row(
             "invalid spec on a healthy cluster: touch nothing, availability still true",
             Target.invalid(NS, NAME, 7, List.of("spec.options.name: set by the operator")),
             Views.healthy(3),
-            expect(new Step.None(), -1, NONE, "True/QuorumHeld", "False/InvalidSpec")),
+            expect(
+                "InvalidSpec", new Step.None(), -1, NONE, "True/QuorumHeld", "False/InvalidSpec")),
         row(
             "invalid spec, nothing exists: create nothing",
             Target.invalid(NS, NAME, 7, List.of("spec.replicas: must be >= 0")),
             Views.fresh(),
-            expect(new Step.None(), -1, NONE, "False/InvalidSpec", "False/InvalidSpec")),
+            expect(
+                "InvalidSpec",
+                new Step.None(),
+                -1,
+                NONE,
+                "False/InvalidSpec",
+                "False/InvalidSpec")),
         row(
             "storage kind changed: invalid, touch nothing",
             target(3),
             Views.healthy(3).statefulSet(3, Views.HASH, false),
-            expect(new Step.None(), -1, NONE, "True/QuorumHeld", "False/InvalidSpec")),
-        row(
-            "emptyDir and replicas 0: refused, it would delete the data",
-            Target.valid(NS, NAME, 7, new Target.Desired(0, Views.HASH, false)),
-            Views.healthy(3).statefulSet(3, Views.HASH, false),
-            expect(new Step.None(), -1, NONE, "True/QuorumHeld", "False/InvalidSpec")));
+            expect(
+                "StorageKindChanged",
+                new Step.None(),
+                -1,
+                NONE,
+                "True/QuorumHeld",
+                "False/InvalidSpec")));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -622,6 +765,7 @@ class PlannerTest {
   void decides(String name, Target target, ClusterView view, Expect expect) {
     Plan plan = Planner.plan(target, view);
 
+    assertThat(plan.rule()).as("rule").isEqualTo(expect.rule());
     assertThat(plan.step()).as("step").isEqualTo(expect.step());
     assertThat(plan.statefulSetReplicas())
         .as("StatefulSet replicas")

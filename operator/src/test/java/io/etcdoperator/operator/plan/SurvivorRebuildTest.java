@@ -4,6 +4,7 @@ import static io.etcdoperator.operator.plan.Views.NAME;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.etcdoperator.operator.model.Names;
+import io.etcdoperator.operator.model.Target;
 import io.fabric8.kubernetes.api.model.Condition;
 import java.util.OptionalInt;
 import java.util.stream.Stream;

@@ -1,8 +1,10 @@
 package io.etcdoperator.operator.plan;
 
+import io.etcdoperator.operator.model.ClusterState;
+import io.etcdoperator.operator.model.InitialMember;
 import io.etcdoperator.operator.model.Names;
+import io.etcdoperator.operator.model.Target;
 import io.etcdoperator.operator.observe.ClaimView;
-import io.etcdoperator.operator.observe.ClusterStateView;
 import io.etcdoperator.operator.observe.ClusterView;
 import io.etcdoperator.operator.observe.MemberList;
 import io.etcdoperator.operator.observe.MemberProbe;
@@ -31,9 +33,9 @@ final class Views {
   private Optional<StatefulSetView> sts = Optional.empty();
   private final TreeMap<Integer, PodView> pods = new TreeMap<>();
   private final TreeMap<Integer, ClaimView> claims = new TreeMap<>();
-  private Optional<ClusterStateView> clusterState = Optional.empty();
+  private Optional<ClusterState> clusterState = Optional.empty();
   private final TreeMap<Integer, MemberProbe> probes = new TreeMap<>();
-  private final List<MemberList.Member> members = new ArrayList<>();
+  private final List<MemberList.Entry> members = new ArrayList<>();
   private boolean memberListKnown;
   private long leader;
 
@@ -42,7 +44,11 @@ final class Views {
   }
 
   static Target.Desired desired(int replicas) {
-    return new Target.Desired(replicas, HASH, true);
+    return desired(replicas, true);
+  }
+
+  static Target.Desired desired(int replicas, boolean persistentStorage) {
+    return new Target.Desired(replicas, HASH, persistentStorage, "token");
   }
 
   static Target target(int replicas) {
@@ -78,16 +84,16 @@ final class Views {
     return v;
   }
 
-  static ClusterStateView state(boolean existing, int n) {
-    Map<String, String> initial = new LinkedHashMap<>();
+  static ClusterState state(boolean existing, int n) {
+    List<InitialMember> initial = new ArrayList<>();
     for (int i = 0; i < n; i++) {
-      initial.put(Names.member(NAME, i), Names.peerUrl(NS, NAME, i));
+      initial.add(InitialMember.of(NS, NAME, i));
     }
-    return new ClusterStateView(existing, initial, "token");
+    return new ClusterState(kind(existing), initial, "token");
   }
 
-  static MemberList.Member voter(int i) {
-    return new MemberList.Member(
+  static MemberList.Entry voter(int i) {
+    return new MemberList.Entry(
         id(i),
         Names.member(NAME, i),
         List.of(Names.peerUrl(NS, NAME, i)),
@@ -110,6 +116,10 @@ final class Views {
         "3.4.23",
         20480,
         List.of());
+  }
+
+  static ClusterState.Kind kind(boolean existing) {
+    return existing ? ClusterState.Kind.EXISTING : ClusterState.Kind.NEW;
   }
 
   Views statefulSet(int replicas) {
@@ -257,12 +267,12 @@ final class Views {
 
   /** The cluster-state ConfigMap records that the cluster formed with this cluster ID. */
   Views recordedClusterId(long clusterId) {
-    ClusterStateView s = clusterState.orElseThrow();
+    ClusterState s = clusterState.orElseThrow();
     clusterState =
         Optional.of(
-            new ClusterStateView(
-                s.existing(),
-                s.initialCluster(),
+            new ClusterState(
+                s.kind(),
+                s.members(),
                 s.token(),
                 java.util.Map.of(Names.CLUSTER_ID_ANNOTATION, Long.toHexString(clusterId))));
     return this;
@@ -273,12 +283,11 @@ final class Views {
    * with the opt-in value {@code optIn}.
    */
   Views rebuilding(int survivor, String optIn) {
-    ClusterStateView s = clusterState.orElseThrow();
+    ClusterState s = clusterState.orElseThrow();
     Map<String, String> annotations = new LinkedHashMap<>(s.annotations());
     annotations.put(Names.REBUILDING_ANNOTATION, optIn);
     annotations.put(Names.REBUILDING_FROM_ANNOTATION, Names.member(NAME, survivor));
-    clusterState =
-        Optional.of(new ClusterStateView(s.existing(), s.initialCluster(), s.token(), annotations));
+    clusterState = Optional.of(new ClusterState(s.kind(), s.members(), s.token(), annotations));
     return this;
   }
 
@@ -370,7 +379,7 @@ final class Views {
   /** Add member {@code i} as a learner; started members answer and follow the leader. */
   Views learner(int i, boolean started) {
     members.add(
-        new MemberList.Member(
+        new MemberList.Entry(
             id(i),
             started ? Names.member(NAME, i) : "",
             List.of(Names.peerUrl(NS, NAME, i)),

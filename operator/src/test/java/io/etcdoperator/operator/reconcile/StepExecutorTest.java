@@ -7,9 +7,9 @@ import io.etcdoperator.operator.etcd.ClusterProbe;
 import io.etcdoperator.operator.etcd.EtcdException;
 import io.etcdoperator.operator.etcd.EtcdFailure;
 import io.etcdoperator.operator.etcd.EtcdService;
+import io.etcdoperator.operator.etcd.EtcdStatus;
 import io.etcdoperator.operator.etcd.Health;
 import io.etcdoperator.operator.etcd.MemberAdded;
-import io.etcdoperator.operator.etcd.MemberStatus;
 import io.etcdoperator.operator.etcd.PromoteResult;
 import io.etcdoperator.operator.observe.ClusterView;
 import io.etcdoperator.operator.observe.MemberProbe;
@@ -44,7 +44,7 @@ class StepExecutorTest {
     }
 
     @Override
-    public io.etcdoperator.operator.etcd.MemberList removeMember(
+    public io.etcdoperator.operator.etcd.EtcdMemberList removeMember(
         String key, String url, long clusterId, long memberId) {
       throw refused(url);
     }
@@ -60,12 +60,12 @@ class StepExecutorTest {
     }
 
     @Override
-    public MemberStatus status(String key, String url) {
+    public EtcdStatus status(String key, String url) {
       throw new UnsupportedOperationException();
     }
 
     @Override
-    public io.etcdoperator.operator.etcd.MemberList memberList(String key, String url) {
+    public io.etcdoperator.operator.etcd.EtcdMemberList memberList(String key, String url) {
       throw new UnsupportedOperationException();
     }
 

@@ -9,7 +9,7 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.etcdoperator.operator.etcd.ClusterProbe;
-import io.etcdoperator.operator.etcd.MemberStatus;
+import io.etcdoperator.operator.etcd.EtcdStatus;
 import io.etcdoperator.testing.LocalEtcdCluster;
 import io.etcdoperator.testing.LocalEtcdMember;
 import java.nio.charset.StandardCharsets;
@@ -65,7 +65,7 @@ class MemberDataLossIT {
       cluster.awaitHealthy(HEALTHY);
       List<LocalEtcdMember> all = cluster.members();
       real.put(cluster, all, keys("k", 20));
-      MemberStatus leader = real.awaitQuorum(cluster, all).leader().orElseThrow();
+      EtcdStatus leader = real.awaitQuorum(cluster, all).leader().orElseThrow();
       LocalEtcdMember victim = follower(cluster, leader);
       long victimId = real.probe(cluster, List.of(victim)).members().get(0).status().memberId();
       List<LocalEtcdMember> others = all.stream().filter(m -> m != victim).toList();
@@ -76,7 +76,7 @@ class MemberDataLossIT {
       victim.startExisting(LocalEtcdCluster.initialCluster(all));
       OptionalInt firstExit = victim.awaitExit(EXIT);
       String firstLog = logSinceLastStart(victim);
-      MemberStatus leaderNow = real.awaitQuorum(cluster, others).leader().orElseThrow();
+      EtcdStatus leaderNow = real.awaitQuorum(cluster, others).leader().orElseThrow();
       assumeTrue(
           leaderNow.memberId() == leader.memberId() && leaderNow.raftTerm() == leader.raftTerm(),
           "leadership changed meanwhile: the member joins instead of panicking");
@@ -112,7 +112,7 @@ class MemberDataLossIT {
           .ignoreExceptions()
           .until(() -> real.localValue(victim, "during1").isPresent());
       assertThat(real.localValue(victim, "k20")).contains("v20");
-      MemberStatus rejoined = real.probe(cluster, List.of(victim)).members().get(0).status();
+      EtcdStatus rejoined = real.probe(cluster, List.of(victim)).members().get(0).status();
       assertThat(rejoined.memberId()).isEqualTo(victimId);
       assertThat(rejoined.clusterId()).isEqualTo(leader.clusterId());
       assertThat(victim.isRunning()).isTrue();
@@ -125,7 +125,7 @@ class MemberDataLossIT {
       cluster.awaitHealthy(HEALTHY);
       List<LocalEtcdMember> all = cluster.members();
       real.put(cluster, all, keys("k", 5));
-      MemberStatus leader = real.awaitQuorum(cluster, all).leader().orElseThrow();
+      EtcdStatus leader = real.awaitQuorum(cluster, all).leader().orElseThrow();
       LocalEtcdMember victim = follower(cluster, leader);
       long victimId = real.probe(cluster, List.of(victim)).members().get(0).status().memberId();
 
@@ -154,11 +154,11 @@ class MemberDataLossIT {
     }
   }
 
-  private static LocalEtcdMember follower(LocalEtcdCluster cluster, MemberStatus leader) {
+  private static LocalEtcdMember follower(LocalEtcdCluster cluster, EtcdStatus leader) {
     return cluster.members().stream().filter(m -> !isLeader(m, leader)).findFirst().orElseThrow();
   }
 
-  private static boolean isLeader(LocalEtcdMember m, MemberStatus leader) {
+  private static boolean isLeader(LocalEtcdMember m, EtcdStatus leader) {
     return m.clientUrl().equals(leader.endpoint());
   }
 

@@ -5,21 +5,22 @@ import static org.awaitility.Awaitility.await;
 import io.etcdoperator.operator.etcd.ClusterProbe;
 import io.etcdoperator.operator.etcd.EtcdException;
 import io.etcdoperator.operator.etcd.EtcdMember;
+import io.etcdoperator.operator.etcd.EtcdProbe;
+import io.etcdoperator.operator.etcd.EtcdStatus;
 import io.etcdoperator.operator.etcd.JetcdEtcdService;
 import io.etcdoperator.operator.etcd.MemberAdded;
-import io.etcdoperator.operator.etcd.MemberProbe;
-import io.etcdoperator.operator.etcd.MemberStatus;
 import io.etcdoperator.operator.etcd.PromoteResult;
+import io.etcdoperator.operator.model.ClusterState;
+import io.etcdoperator.operator.model.InitialMember;
 import io.etcdoperator.operator.model.Names;
+import io.etcdoperator.operator.model.Target;
 import io.etcdoperator.operator.observe.ClaimView;
 import io.etcdoperator.operator.observe.ClusterObserver;
-import io.etcdoperator.operator.observe.ClusterStateView;
 import io.etcdoperator.operator.observe.ClusterView;
 import io.etcdoperator.operator.observe.PodView;
 import io.etcdoperator.operator.observe.StatefulSetView;
 import io.etcdoperator.operator.plan.Plan;
 import io.etcdoperator.operator.plan.Planner;
-import io.etcdoperator.operator.plan.Target;
 import io.etcdoperator.testing.EtcdKv;
 import io.etcdoperator.testing.LocalEtcdCluster;
 import io.etcdoperator.testing.LocalEtcdMember;
@@ -80,8 +81,8 @@ final class RealClusterPlans implements AutoCloseable {
           .orElse("");
     }
 
-    MemberStatus status(LocalEtcdMember m) {
-      return probe.find(m.clientUrl()).map(MemberProbe::status).orElseThrow();
+    EtcdStatus status(LocalEtcdMember m) {
+      return probe.find(m.clientUrl()).map(EtcdProbe::status).orElseThrow();
     }
 
     String describe() {
@@ -136,12 +137,20 @@ final class RealClusterPlans implements AutoCloseable {
             Optional.of(new StatefulSetView(replicas, HASH, true)),
             pods,
             claims,
-            Optional.of(new ClusterStateView(true, initial, cluster.token())),
+            Optional.of(
+                new ClusterState(
+                    ClusterState.Kind.EXISTING,
+                    initial.entrySet().stream()
+                        .map(e -> new InitialMember(e.getKey(), e.getValue()))
+                        .toList(),
+                    cluster.token())),
             probed.probes(),
             probed.memberList());
     Plan plan =
         Planner.plan(
-            Target.valid(NAMESPACE, CLUSTER, 1, new Target.Desired(replicas, HASH, true)), view);
+            Target.valid(
+                NAMESPACE, CLUSTER, 1, new Target.Desired(replicas, HASH, true, cluster.token())),
+            view);
     return new Observed(probe, view, plan);
   }
 
@@ -225,7 +234,7 @@ final class RealClusterPlans implements AutoCloseable {
                 if (p.leader().orElseThrow().raftTerm() > before) {
                   return true;
                 }
-                MemberStatus leader = p.leader().orElseThrow();
+                EtcdStatus leader = p.leader().orElseThrow();
                 long target =
                     p.memberList().orElseThrow().voters().stream()
                         .map(EtcdMember::id)
@@ -256,7 +265,7 @@ final class RealClusterPlans implements AutoCloseable {
             .until(
                 () -> {
                   ClusterProbe p = awaitQuorum(cluster, current);
-                  MemberStatus leader = p.leader().orElseThrow();
+                  EtcdStatus leader = p.leader().orElseThrow();
                   return etcd.addLearner(
                       key(cluster), leader.endpoint(), leader.clusterId(), joining.peerUrl());
                 },
@@ -271,7 +280,7 @@ final class RealClusterPlans implements AutoCloseable {
         .until(
             () -> {
               ClusterProbe p = awaitQuorum(cluster, current);
-              MemberStatus leader = p.leader().orElseThrow();
+              EtcdStatus leader = p.leader().orElseThrow();
               return etcd.promoteLearner(
                   key(cluster), leader.endpoint(), leader.clusterId(), added.member().id());
             },

@@ -12,11 +12,11 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import io.etcdoperator.operator.etcd.ClusterProbe;
 import io.etcdoperator.operator.etcd.EtcdFailure;
 import io.etcdoperator.operator.etcd.EtcdMember;
-import io.etcdoperator.operator.etcd.MemberStatus;
+import io.etcdoperator.operator.etcd.EtcdStatus;
 import io.etcdoperator.operator.etcd.ProbeFailure;
+import io.etcdoperator.operator.model.ClusterState;
 import io.etcdoperator.operator.model.Names;
 import io.etcdoperator.operator.plan.Conditions;
-import io.etcdoperator.operator.plan.Plan.ClusterStateDecision;
 import io.etcdoperator.operator.plan.Step;
 import io.etcdoperator.operator.seed.RealClusterPlans.Observed;
 import io.etcdoperator.testing.EtcdKv;
@@ -138,7 +138,7 @@ class Seed000ScenariosIT {
       assertThat(o.condition(AVAILABLE)).isEqualTo("True/QuorumHeld");
       assertThat(o.condition(READY)).isEqualTo("False/MembersUnreachable");
       assertThat(o.plan().statefulSetReplicas()).isEqualTo(OptionalInt.of(3));
-      assertThat(o.plan().clusterState()).map(ClusterStateDecision::existing).contains(true);
+      assertThat(o.plan().clusterState()).map(ClusterState::existing).contains(true);
 
       assumeLogsLineUp(r);
       Resumed resumed = resumeSurvivor(cluster, r);
@@ -327,7 +327,7 @@ class Seed000ScenariosIT {
       assertThat(m0.isRunning()).isTrue();
       Observed o = real.observe(cluster, 3);
       System.out.println("scenario 2, survivor back: " + o.describe());
-      MemberStatus survivor = o.status(m0);
+      EtcdStatus survivor = o.status(m0);
       assertThat(survivor.reachable()).isFalse();
       assertThat(survivor.failure().map(ProbeFailure::failure))
           .contains(EtcdFailure.DEADLINE_EXCEEDED);
@@ -480,7 +480,7 @@ class Seed000ScenariosIT {
       ClusterProbe alone = real.awaitQuorum(cluster, List.of(m0));
 
       // etcd: a one-member cluster with the same identity and every key
-      MemberStatus leader = alone.leader().orElseThrow();
+      EtcdStatus leader = alone.leader().orElseThrow();
       assertThat(leader.endpoint()).isEqualTo(m0.clientUrl());
       assertThat(leader.clusterId()).isEqualTo(g.clusterId);
       assertThat(leader.memberId()).isEqualTo(g.memberIds.get("etcd-0"));
@@ -633,7 +633,7 @@ class Seed000ScenariosIT {
               if (!p.hasQuorum()) {
                 return null;
               }
-              MemberStatus leader = p.leader().orElseThrow();
+              EtcdStatus leader = p.leader().orElseThrow();
               if (leader.endpoint().equals(m0.clientUrl())) {
                 return Resumed.SURVIVOR_LEADS;
               }

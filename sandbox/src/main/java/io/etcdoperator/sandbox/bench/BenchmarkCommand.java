@@ -2,7 +2,6 @@ package io.etcdoperator.sandbox.bench;
 
 import io.etcdoperator.sandbox.OperatorLauncher;
 import io.etcdoperator.sandbox.SandboxException;
-import io.etcdoperator.sandbox.cli.SandboxCommand;
 import io.etcdoperator.sandbox.net.JvmHosts;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -53,7 +52,7 @@ public final class BenchmarkCommand implements Callable<Integer> {
       Files.createDirectories(dir);
       return relaunch();
     }
-    OperatorLauncher operator = SandboxCommand.operatorOnClassPath();
+    OperatorLauncher operator = OperatorLauncher.onClassPath();
     System.out.println(
         "benchmark: "
             + runs

@@ -15,7 +15,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.ServiceLoader;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -69,7 +68,10 @@ public final class SandboxCommand implements Callable<Integer> {
   private final PrintStream out;
   private final PrintStream err;
 
-  /** The command with the operator found on the class path (see {@link #operatorOnClassPath()}). */
+  /**
+   * The command with the operator found on the class path (see {@link
+   * OperatorLauncher#onClassPath()}).
+   */
   public SandboxCommand() {
     this(null, System.out, System.err);
   }
@@ -81,21 +83,13 @@ public final class SandboxCommand implements Callable<Integer> {
     this.err = err;
   }
 
-  /** The first {@link OperatorLauncher} registered through {@link ServiceLoader}, or null. */
-  public static OperatorLauncher operatorOnClassPath() {
-    for (OperatorLauncher l : ServiceLoader.load(OperatorLauncher.class)) {
-      return l;
-    }
-    return null;
-  }
-
   @Override
   public Integer call() throws Exception {
     Logging.quiet();
     if (System.getProperty(JvmHosts.PROPERTY) == null) {
       return Relauncher.relaunchWithHostsFile(dir, SandboxMain.class, rawArgs());
     }
-    OperatorLauncher operator = launcher != null ? launcher : operatorOnClassPath();
+    OperatorLauncher operator = launcher != null ? launcher : OperatorLauncher.onClassPath();
     if (operator == null) {
       err.println("sandbox: no operator on the class path; EtcdClusters will not be reconciled.");
       operator = OperatorLauncher.NONE;

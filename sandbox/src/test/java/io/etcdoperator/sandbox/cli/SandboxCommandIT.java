@@ -192,7 +192,7 @@ class SandboxCommandIT {
 
   @Test
   void withoutRootItSaysSoInOneSentence() throws Exception {
-    Path jar = Path.of("target", "etcd-operator.jar").toAbsolutePath();
+    Path jar = Path.of("target", "etcd-operator-sandbox.jar").toAbsolutePath();
     assumeTrue(Files.exists(jar), "the launcher jar is built in the package phase");
     Path open =
         Files.createTempDirectory(

@@ -6,9 +6,9 @@ import io.etcdoperator.api.v1alpha1.EtcdCluster;
 import io.etcdoperator.api.v1alpha1.EtcdClusterStatus;
 import io.etcdoperator.operator.etcd.EtcdException;
 import io.etcdoperator.operator.etcd.EtcdMember;
+import io.etcdoperator.operator.etcd.EtcdMemberList;
 import io.etcdoperator.operator.etcd.EtcdServiceConfig;
 import io.etcdoperator.operator.etcd.JetcdEtcdService;
-import io.etcdoperator.operator.etcd.MemberList;
 import io.etcdoperator.operator.model.Names;
 import io.etcdoperator.testing.RecordingWriter;
 import io.fabric8.kubernetes.api.model.Event;
@@ -159,7 +159,7 @@ public final class Cluster implements AutoCloseable {
   }
 
   /** The member list as etcd reports it, from the first of the cluster's pods that answers. */
-  public Optional<MemberList> memberList() {
+  public Optional<EtcdMemberList> memberList() {
     for (Pod p : pods()) {
       int ordinal = ordinal(p.getMetadata().getName());
       if (ordinal < 0) {
@@ -189,7 +189,7 @@ public final class Cluster implements AutoCloseable {
 
   /** The name of the member that leads now, as its members report it. */
   public Optional<String> leader() {
-    MemberList list = memberList().orElse(null);
+    EtcdMemberList list = memberList().orElse(null);
     if (list == null) {
       return Optional.empty();
     }
@@ -215,7 +215,7 @@ public final class Cluster implements AutoCloseable {
         .ignoreExceptions()
         .until(
             () -> {
-              MemberList list = memberList().orElseThrow();
+              EtcdMemberList list = memberList().orElseThrow();
               EtcdMember target =
                   list.members().stream()
                       .filter(m -> member.equals(m.name()))

@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.etcdoperator.api.v1alpha1.EtcdClusterStatus;
 import io.etcdoperator.api.v1alpha1.RebuildStatus;
 import io.etcdoperator.operator.OperatorSettings;
-import io.etcdoperator.operator.etcd.MemberStatus;
+import io.etcdoperator.operator.etcd.EtcdStatus;
 import io.etcdoperator.operator.model.Names;
 import io.etcdoperator.sandbox.SandboxConfig;
 import io.etcdoperator.testing.RecordingWriter;
@@ -401,7 +401,7 @@ class DurabilityE2EIT {
         e2e.sandbox().faults().startOperator();
         Duration detected = awaitMajorityDataLost();
         String message = E2E.condition(e2e.status(C), "Available").orElseThrow().getMessage();
-        MemberStatus direct = members.statuses(N).get(survivor);
+        EtcdStatus direct = members.statuses(N).get(survivor);
         System.out.printf(
             "case 6: MajorityDataLost %s after the operator started: %s (the survivor says raft"
                 + " term %d, index %d)%n",

@@ -3,7 +3,7 @@ package io.etcdoperator.sandbox.e2e;
 import static org.awaitility.Awaitility.await;
 
 import io.etcdoperator.operator.OperatorSettings;
-import io.etcdoperator.operator.etcd.MemberStatus;
+import io.etcdoperator.operator.etcd.EtcdStatus;
 import io.etcdoperator.operator.model.Names;
 import io.etcdoperator.sandbox.Faults;
 import io.etcdoperator.sandbox.SandboxConfig;
@@ -392,15 +392,15 @@ final class FaultSuite {
     if (!e2e.ready(C)) {
       return false;
     }
-    Collection<MemberStatus> all = members.statuses(N).values();
+    Collection<EtcdStatus> all = members.statuses(N).values();
     return all.stream().allMatch(s -> s.reachable() && s.hasLeader() && !s.learner())
-        && all.stream().map(MemberStatus::leaderId).distinct().count() == 1
-        && all.stream().map(MemberStatus::clusterId).distinct().count() == 1
+        && all.stream().map(EtcdStatus::leaderId).distinct().count() == 1
+        && all.stream().map(EtcdStatus::clusterId).distinct().count() == 1
         && members.memberList(N).map(l -> l.voters().size() == N).orElse(false);
   }
 
   private boolean allAnswer() {
-    return members.statuses(N).values().stream().allMatch(MemberStatus::reachable);
+    return members.statuses(N).values().stream().allMatch(EtcdStatus::reachable);
   }
 
   private String awaitSeen(java.util.concurrent.Callable<Boolean> seen, String what) {
@@ -431,7 +431,7 @@ final class FaultSuite {
   }
 
   private String memberId(String pod) {
-    MemberStatus s = members.statuses(N).get(pod);
+    EtcdStatus s = members.statuses(N).get(pod);
     return s == null || !s.reachable() ? null : Long.toHexString(s.memberId());
   }
 

@@ -1,9 +1,9 @@
 package io.etcdoperator.sandbox.e2e;
 
+import io.etcdoperator.operator.etcd.EtcdMemberList;
 import io.etcdoperator.operator.etcd.EtcdServiceConfig;
+import io.etcdoperator.operator.etcd.EtcdStatus;
 import io.etcdoperator.operator.etcd.JetcdEtcdService;
-import io.etcdoperator.operator.etcd.MemberList;
-import io.etcdoperator.operator.etcd.MemberStatus;
 import io.etcdoperator.operator.model.Names;
 import io.etcdoperator.testing.EtcdKv;
 import java.net.InetAddress;
@@ -49,8 +49,8 @@ final class Members implements AutoCloseable {
   }
 
   /** What each member of ordinals {@code 0..n-1} says about itself, by pod name. */
-  Map<String, MemberStatus> statuses(int n) {
-    Map<String, MemberStatus> result = new TreeMap<>();
+  Map<String, EtcdStatus> statuses(int n) {
+    Map<String, EtcdStatus> result = new TreeMap<>();
     for (int i = 0; i < n; i++) {
       result.put(Names.pod(cluster, i), etcd.status("witness/" + cluster, url(i)));
     }
@@ -74,13 +74,13 @@ final class Members implements AutoCloseable {
   Set<String> clusterIds(int n) {
     Set<String> ids = new TreeSet<>();
     statuses(n).values().stream()
-        .filter(MemberStatus::reachable)
+        .filter(EtcdStatus::reachable)
         .forEach(s -> ids.add(Long.toHexString(s.clusterId())));
     return ids;
   }
 
   /** The member list as the first answering member sees it. */
-  Optional<MemberList> memberList(int n) {
+  Optional<EtcdMemberList> memberList(int n) {
     for (int i = 0; i < n; i++) {
       try {
         return Optional.of(etcd.memberList("witness/" + cluster, url(i)));

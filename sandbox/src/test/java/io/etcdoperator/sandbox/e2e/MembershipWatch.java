@@ -1,7 +1,7 @@
 package io.etcdoperator.sandbox.e2e;
 
 import io.etcdoperator.operator.etcd.EtcdMember;
-import io.etcdoperator.operator.etcd.MemberList;
+import io.etcdoperator.operator.etcd.EtcdMemberList;
 import io.etcdoperator.operator.model.Names;
 import java.time.Duration;
 import java.util.HashMap;
@@ -72,7 +72,7 @@ final class MembershipWatch implements AutoCloseable {
   }
 
   private void sample() {
-    Optional<MemberList> list = cluster.memberList();
+    Optional<EtcdMemberList> list = cluster.memberList();
     if (list.isEmpty()) {
       return;
     }

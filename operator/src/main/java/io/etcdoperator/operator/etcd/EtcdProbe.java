@@ -10,11 +10,11 @@ import java.util.Optional;
  * @param memberList the member list as this member sees it, when it served one
  * @param memberListFailure why it served none (a learner in etcd 3.4 serves no member list)
  */
-public record MemberProbe(
-    MemberStatus status,
-    Optional<MemberList> memberList,
+public record EtcdProbe(
+    EtcdStatus status,
+    Optional<EtcdMemberList> memberList,
     Optional<ProbeFailure> memberListFailure) {
-  public MemberProbe {
+  public EtcdProbe {
     Objects.requireNonNull(status, "status");
     Objects.requireNonNull(memberList, "memberList");
     Objects.requireNonNull(memberListFailure, "memberListFailure");

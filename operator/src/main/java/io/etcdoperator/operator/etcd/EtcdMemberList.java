@@ -11,9 +11,9 @@ import java.util.Optional;
  * @param reportedBy the ID of the member that answered
  * @param members the members, in etcd's order
  */
-public record MemberList(
+public record EtcdMemberList(
     String endpoint, long clusterId, long reportedBy, List<EtcdMember> members) {
-  public MemberList {
+  public EtcdMemberList {
     members = List.copyOf(members);
   }
 

@@ -1,10 +1,11 @@
-package io.etcdoperator.operator.plan;
+package io.etcdoperator.operator.model;
 
 import java.util.List;
 import java.util.Optional;
 
 /**
- * What the user asked for, as far as the planner needs it.
+ * What the user asked for, as far as the planner needs it: composed from the resource by {@link
+ * DesiredCluster}, never from its status.
  *
  * @param namespace the resource's namespace
  * @param name the resource's name
@@ -43,8 +44,10 @@ public record Target(
    * @param replicas desired member count
    * @param podTemplateHash hash of the pod template members should run
    * @param persistentStorage data in claims (else emptyDir, lost with the pod)
+   * @param clusterToken the initial-cluster token of this incarnation of the cluster
    */
-  public record Desired(int replicas, String podTemplateHash, boolean persistentStorage) {}
+  public record Desired(
+      int replicas, String podTemplateHash, boolean persistentStorage, String clusterToken) {}
 
   /**
    * The opt-in to rebuild from a survivor: the annotation {@code

@@ -24,7 +24,7 @@ import java.util.Optional;
  * @param errors errors the member reports, e.g. {@code "memberID:... alarm:NOSPACE "} (etcd 3.4+)
  * @param revision the key-value store revision in the response header
  */
-public record MemberStatus(
+public record EtcdStatus(
     String endpoint,
     Optional<ProbeFailure> failure,
     long clusterId,
@@ -40,15 +40,15 @@ public record MemberStatus(
     List<String> errors,
     long revision) {
 
-  public MemberStatus {
+  public EtcdStatus {
     Objects.requireNonNull(endpoint, "endpoint");
     Objects.requireNonNull(failure, "failure");
     version = Objects.requireNonNullElse(version, "");
     errors = List.copyOf(errors);
   }
 
-  static MemberStatus unreachable(String endpoint, ProbeFailure failure) {
-    return new MemberStatus(
+  static EtcdStatus unreachable(String endpoint, ProbeFailure failure) {
+    return new EtcdStatus(
         endpoint, Optional.of(failure), 0, 0, 0, 0, 0, 0, false, "", 0, 0, List.of(), 0);
   }
 

@@ -1,0 +1,45 @@
+package io.etcdoperator.operator.model;
+
+import io.etcdoperator.api.v1alpha1.EtcdCluster;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Everything the operator wants for one {@code EtcdCluster}, composed once per reconcile from the
+ * resource (its metadata and spec, never its status): what the planner needs ({@link Target}) and,
+ * when the spec is valid, the desired objects ({@link EtcdClusterModel}).
+ *
+ * @param target the planner's input
+ * @param model the desired objects; empty when the spec is invalid
+ */
+public record DesiredCluster(Target target, Optional<EtcdClusterModel> model) {
+
+  /** Validates the resource once and composes both halves. */
+  public static DesiredCluster of(EtcdCluster cluster) {
+    var meta = cluster.getMetadata();
+    long generation = meta.getGeneration() == null ? 0 : meta.getGeneration();
+    String optIn =
+        meta.getAnnotations() == null
+            ? null
+            : meta.getAnnotations().get(Names.REBUILD_OPT_IN_ANNOTATION);
+    Target.Rebuild rebuild = Target.Rebuild.of(meta.getUid(), optIn);
+    try {
+      EtcdClusterModel model = EtcdClusterModel.of(cluster);
+      Target.Desired desired =
+          new Target.Desired(
+              model.replicas(),
+              model.podTemplateHash(),
+              model.usesPersistentStorage(),
+              model.clusterToken());
+      return new DesiredCluster(
+          Target.valid(meta.getNamespace(), meta.getName(), generation, desired)
+              .withRebuild(rebuild),
+          Optional.of(model));
+    } catch (InvalidSpecException e) {
+      List<String> problems = e.problems().stream().map(SpecProblem::toString).toList();
+      return new DesiredCluster(
+          Target.invalid(meta.getNamespace(), meta.getName(), generation, problems),
+          Optional.empty());
+    }
+  }
+}

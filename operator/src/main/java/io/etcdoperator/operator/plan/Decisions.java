@@ -1,0 +1,370 @@
+package io.etcdoperator.operator.plan;
+
+import io.etcdoperator.operator.model.ClusterState;
+import io.etcdoperator.operator.model.InitialMember;
+import io.etcdoperator.operator.model.Names;
+import io.etcdoperator.operator.observe.ClaimView;
+import io.etcdoperator.operator.observe.MemberProbe;
+import io.etcdoperator.operator.observe.PodView;
+import io.etcdoperator.operator.plan.Decision.Keep;
+import io.etcdoperator.operator.plan.Facts.Member;
+import io.etcdoperator.operator.plan.Report.Line;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * The decisions rules share: what each kind of situation keeps and reports, with the texts users
+ * read. A rule picks its step and calls one of these; nothing here picks a step.
+ */
+final class Decisions {
+  static final Duration INVALID_RESYNC = Duration.ofSeconds(30);
+
+  private Decisions() {}
+
+  static Line line(boolean status, String reason, String message) {
+    return new Line(status, reason, message);
+  }
+
+  /**
+   * The operator stands still for a reason a human must resolve: unavailable, not ready, not
+   * progressing, degraded, every condition with the same reason and message; nothing is touched.
+   */
+  static Decision halt(String reason, String message) {
+    return new Decision(
+        new Step.None(),
+        Keep.NOTHING,
+        new Report(
+            line(false, reason, message),
+            line(false, reason, message),
+            line(false, reason, message),
+            line(true, reason, message)),
+        Planner.PENDING_RESYNC);
+  }
+
+  static Decision invalidSpec(Situation s, List<String> problems) {
+    String message = String.join("; ", problems);
+    return new Decision(
+        new Step.None(),
+        Keep.NOTHING,
+        new Report(
+            available(s, Conditions.INVALID_SPEC, "the spec is invalid and nothing was created"),
+            line(false, Conditions.INVALID_SPEC, message),
+            line(false, Conditions.INVALID_SPEC, message),
+            degraded(s, Conditions.INVALID_SPEC)),
+        INVALID_RESYNC);
+  }
+
+  /** A rebuild from a survivor under way: every member pod stays stopped (unless {@code keep}). */
+  static Decision rebuilding(Step step, Keep keep, String message) {
+    return new Decision(
+        step,
+        keep,
+        new Report(
+            line(false, Conditions.REBUILDING, message),
+            line(false, Conditions.REBUILDING, message),
+            line(true, Conditions.REBUILDING, message),
+            line(true, Conditions.MAJORITY_DATA_LOST, message)),
+        Planner.PENDING_RESYNC);
+  }
+
+  static Decision rebuilding(Step step, String message) {
+    return rebuilding(step, Keep.statefulSet(0), message);
+  }
+
+  /**
+   * With quorum, doing {@code activity} (a condition reason): not Ready, with the step said; a
+   * stuck roll makes Degraded say so and Progressing stop.
+   */
+  static Decision withQuorum(Situation s, String activity, Step step, Optional<String> stuck) {
+    Facts f = s.facts();
+    String doing =
+        Conditions.ALARM.equals(activity)
+            ? "etcd raised alarms "
+                + f.alarms()
+                + " (NOSPACE: writes refused until space is freed and the alarm disarmed;"
+                + " CORRUPT: members' data diverged)"
+            : step instanceof Step.None ? "waiting for members" : step.describe();
+    String message =
+        readyMembers(f) + " of " + s.desired().replicas() + " members are healthy voters; " + doing;
+    boolean progressing =
+        !(step instanceof Step.None)
+            || !(Conditions.MEMBERS_UNREACHABLE.equals(activity)
+                || Conditions.ALARM.equals(activity));
+    Report report =
+        new Report(
+            available(s, Conditions.QUORUM_HELD, ""),
+            line(false, activity, message),
+            stuck.isPresent()
+                ? line(false, Conditions.ROLL_STUCK, stuck.get())
+                : line(progressing, activity, message),
+            stuck.isPresent()
+                ? line(true, Conditions.ROLL_STUCK, stuck.get())
+                : degraded(s, Conditions.MEMBERS_HEALTHY));
+    return new Decision(step, quorumKeep(s), report, Planner.PENDING_RESYNC);
+  }
+
+  static Decision withQuorum(Situation s, String activity, Step step) {
+    return withQuorum(s, activity, step, Optional.empty());
+  }
+
+  /** With quorum and nothing to do: Ready. */
+  static Decision ready(Situation s) {
+    String message =
+        s.facts().members.stream().filter(m -> m.ordinal() >= 0).count()
+            + " of "
+            + s.desired().replicas()
+            + " members are healthy voters";
+    Report report =
+        new Report(
+            available(s, Conditions.QUORUM_HELD, ""),
+            line(true, Conditions.MEMBERS_READY, message),
+            line(false, Conditions.RECONCILED, "nothing to do"),
+            degraded(s, Conditions.MEMBERS_HEALTHY));
+    return new Decision(new Step.None(), quorumKeep(s), report, Planner.READY_RESYNC);
+  }
+
+  /** With quorum, scaled to 0: the StatefulSet stops every member. */
+  static Decision hibernating(Situation s) {
+    String message = "scaling to 0: stopping members; their data is kept in their claims";
+    Report report =
+        new Report(
+            available(s, Conditions.QUORUM_HELD, ""),
+            line(false, Conditions.HIBERNATED, message),
+            line(true, Conditions.HIBERNATED, message),
+            degraded(s, Conditions.MEMBERS_HEALTHY));
+    return new Decision(new Step.None(), quorumKeep(s), report, Planner.PENDING_RESYNC);
+  }
+
+  /** Without quorum, scaled to 0: stopping or stopped. */
+  static Decision hibernated(Situation s, int replicas) {
+    boolean stopped = s.view().pods().isEmpty();
+    String message =
+        stopped
+            ? "scaled to 0: every member is stopped; their data is kept in their claims"
+            : "scaling to 0: stopping members; their data is kept in their claims";
+    Report report =
+        new Report(
+            line(false, Conditions.HIBERNATED, message),
+            line(false, Conditions.HIBERNATED, message),
+            line(!stopped, Conditions.HIBERNATED, message),
+            line(false, Conditions.HIBERNATED, message));
+    return new Decision(
+        new Step.None(),
+        Keep.statefulSet(replicas),
+        report,
+        stopped ? Planner.READY_RESYNC : Planner.PENDING_RESYNC);
+  }
+
+  /** Quorum lost in a cluster that formed: keep every pod, wait, say who is missing. */
+  static Decision quorumLost(Situation s, Step step, int replicas) {
+    String message = quorumLostMessage(s);
+    boolean acting = !(step instanceof Step.None);
+    String progress =
+        acting
+            ? step.describe()
+            : "waiting for members to come back; nothing is removed or deleted meanwhile";
+    Report report =
+        new Report(
+            line(false, Conditions.QUORUM_LOST, message),
+            line(false, Conditions.QUORUM_LOST, message),
+            line(acting, Conditions.QUORUM_LOST, progress),
+            line(true, Conditions.QUORUM_LOST, message));
+    return new Decision(step, Keep.statefulSet(replicas), report, Planner.PENDING_RESYNC);
+  }
+
+  /** A majority lost its data: keep every pod, say so; touch nothing else. */
+  static Decision majorityDataLost(String message, int replicas) {
+    Decision halted = halt(Conditions.MAJORITY_DATA_LOST, message);
+    return new Decision(
+        halted.step(), Keep.statefulSet(replicas), halted.report(), halted.requeueAfter());
+  }
+
+  /** A cluster that never formed: the ConfigMap says new with every desired member. */
+  static Decision bootstrap(Situation s, Step step, List<InitialMember> members) {
+    long running = s.view().pods().values().stream().filter(PodView::running).count();
+    int replicas = s.desired().replicas();
+    String waiting =
+        "waiting for "
+            + replicas
+            + " members to form the cluster ("
+            + running
+            + " of "
+            + replicas
+            + " pods running"
+            + unreachableSuffix(s)
+            + ")";
+    String message = step instanceof Step.None ? waiting : step.describe();
+    Report report =
+        new Report(
+            line(false, Conditions.BOOTSTRAPPING, waiting),
+            line(false, Conditions.BOOTSTRAPPING, waiting),
+            line(true, Conditions.BOOTSTRAPPING, message),
+            line(false, Conditions.BOOTSTRAPPING, waiting));
+    ClusterState state =
+        new ClusterState(ClusterState.Kind.NEW, members, s.desired().clusterToken());
+    return new Decision(
+        step,
+        Keep.statefulSet(replicas).withClusterState(state),
+        report,
+        running > 0 ? Planner.FORMING_RESYNC : Planner.PENDING_RESYNC);
+  }
+
+  /**
+   * What a cluster with quorum keeps: the ConfigMap says {@code existing} with the current member
+   * list (and the cluster ID seen, and the record of rebuilds), the StatefulSet covers every
+   * member's ordinal (0 when hibernating), and every healthy member's claim is marked with it.
+   */
+  static Keep quorumKeep(Situation s) {
+    Facts f = s.facts();
+    List<InitialMember> members =
+        f.members.stream()
+            .filter(m -> m.ordinal() >= 0)
+            .map(
+                m ->
+                    new InitialMember(
+                        m.name(),
+                        m.etcd().peerUrls().isEmpty()
+                            ? Names.peerUrl(s.namespace(), s.name(), m.ordinal())
+                            : m.etcd().peerUrls().get(0)))
+            .toList();
+    Map<String, String> annotations =
+        new TreeMap<>(f.view.clusterState().map(SurvivorRebuild::kept).orElse(Map.of()));
+    annotations.put(Names.CLUSTER_ID_ANNOTATION, Hex.id(f.clusterId));
+    int replicas =
+        s.hibernating() || f.knownOrdinals().isEmpty() ? 0 : f.knownOrdinals().last() + 1;
+    return new Keep(
+        true,
+        Optional.of(
+            new ClusterState(
+                ClusterState.Kind.EXISTING, members, s.desired().clusterToken(), annotations)),
+        OptionalInt.of(replicas),
+        claimMarks(s));
+  }
+
+  /** Each healthy member's claim, marked with the member it holds, where it is not yet. */
+  private static Map<String, Long> claimMarks(Situation s) {
+    if (!s.desired().persistentStorage()) {
+      return Map.of();
+    }
+    Facts f = s.facts();
+    Map<String, Long> marks = new TreeMap<>();
+    for (Member m : f.members) {
+      ClaimView claim = f.view.claims().get(m.ordinal());
+      if (claim != null
+          && !claim.terminating()
+          && m.etcd().started()
+          && f.healthy(m)
+          && claim.memberId() != m.id()) {
+        marks.put(claim.name(), m.id());
+      }
+    }
+    return marks;
+  }
+
+  private static Line available(Situation s, String fallbackReason, String fallbackMessage) {
+    Facts f = s.facts();
+    if (f.quorum) {
+      String leader = f.leaderMember().map(Member::name).orElse("?");
+      return line(
+          true,
+          Conditions.QUORUM_HELD,
+          f.healthyVoters().size()
+              + " of "
+              + f.voters().size()
+              + " voters healthy; leader "
+              + leader);
+    }
+    if (f.view.clusterState().map(ClusterState::existing).orElse(false)) {
+      return line(false, Conditions.QUORUM_LOST, quorumLostMessage(s));
+    }
+    return line(false, fallbackReason, fallbackMessage);
+  }
+
+  static Line degraded(Situation s, String healthyReason) {
+    Facts f = s.facts();
+    List<String> unhealthy =
+        f.members.stream()
+            .filter(m -> !f.healthy(m))
+            .map(m -> m.name() + ": " + f.whyUnhealthy(m))
+            .toList();
+    if (!unhealthy.isEmpty()) {
+      return line(true, Conditions.MEMBERS_UNREACHABLE, String.join("; ", unhealthy));
+    }
+    List<String> strays = straysRunning(f);
+    if (!strays.isEmpty()) {
+      return line(
+          true,
+          Conditions.POD_NOT_A_MEMBER,
+          String.join(", ", strays)
+              + (strays.size() > 1 ? " run" : " runs")
+              + " etcd but the cluster has no such member; it may hold the data of another"
+              + " cluster, so the operator deletes nothing of it");
+    }
+    return line(false, healthyReason, "no member is unhealthy");
+  }
+
+  /** Running member pods whose ordinal is not in the member list (once a list is known). */
+  private static List<String> straysRunning(Facts f) {
+    if (f.members.isEmpty()) {
+      return List.of();
+    }
+    Set<Integer> listed = new TreeSet<>();
+    f.members.forEach(m -> listed.add(m.ordinal()));
+    return f.view.pods().values().stream()
+        .filter(p -> p.running() && !p.terminating() && !listed.contains(p.ordinal()))
+        .map(PodView::name)
+        .toList();
+  }
+
+  static String quorumLostMessage(Situation s) {
+    Facts f = s.facts();
+    int voters = f.voters().size();
+    List<String> missing = new ArrayList<>();
+    if (!f.members.isEmpty()) {
+      f.voters().stream()
+          .filter(m -> !f.healthy(m))
+          .forEach(m -> missing.add(m.name() + " (" + f.whyUnhealthy(m) + ")"));
+      return "quorum lost: "
+          + f.healthyVoters().size()
+          + " of "
+          + voters
+          + " voters healthy, "
+          + Quorum.of(voters)
+          + " needed; missing: "
+          + String.join(", ", missing);
+    }
+    Set<Integer> known = f.knownOrdinals();
+    for (int i : known) {
+      Optional<MemberProbe> p = f.view.probe(i);
+      String why =
+          f.view.pod(i).isEmpty()
+              ? "no pod"
+              : p.map(x -> x.reachable() ? "sees no leader" : x.error()).orElse("not probed");
+      missing.add(Names.member(s.name(), i) + " (" + why + ")");
+    }
+    return "quorum lost: no member of "
+        + known.size()
+        + " answers with a leader; missing: "
+        + String.join(", ", missing);
+  }
+
+  private static String unreachableSuffix(Situation s) {
+    List<String> down =
+        s.view().probes().values().stream()
+            .filter(p -> !p.reachable())
+            .map(p -> s.pod(p.ordinal()) + ": " + p.error())
+            .toList();
+    return down.isEmpty() ? "" : "; not answering: " + String.join(", ", down);
+  }
+
+  static int readyMembers(Facts f) {
+    return (int) f.healthyVoters().stream().filter(m -> m.ordinal() >= 0).count();
+  }
+}

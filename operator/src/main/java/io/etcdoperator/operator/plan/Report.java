@@ -1,0 +1,29 @@
+package io.etcdoperator.operator.plan;
+
+import java.util.Objects;
+
+/**
+ * What a decision reports: the status, reason and message of each of the four conditions. The rule
+ * that decides writes it; {@link StatusRenderer} only renders it.
+ */
+public record Report(Line available, Line ready, Line progressing, Line degraded) {
+  public Report {
+    Objects.requireNonNull(available, "available");
+    Objects.requireNonNull(ready, "ready");
+    Objects.requireNonNull(progressing, "progressing");
+    Objects.requireNonNull(degraded, "degraded");
+  }
+
+  /** One condition: True or False, a CamelCase reason, a message naming members. */
+  public record Line(boolean status, String reason, String message) {
+    public Line {
+      Objects.requireNonNull(reason, "reason");
+      Objects.requireNonNull(message, "message");
+    }
+  }
+
+  /** The same report with Progressing replaced (a step that failed says so there). */
+  public Report withProgressing(Line value) {
+    return new Report(available, ready, value, degraded);
+  }
+}

@@ -1,0 +1,25 @@
+package io.etcdoperator.operator.reconcile;
+
+import io.etcdoperator.api.v1alpha1.EtcdClusterStatus;
+import io.etcdoperator.operator.plan.Conditions;
+
+/**
+ * Renders an expected failure of this reconcile's acting (a refused write, a refused etcd call)
+ * into the status the planner computed: {@code Progressing} turns False with the failure's reason
+ * and message, since the change the plan wanted could not be made. Nothing else changes.
+ */
+final class Failures {
+  private Failures() {}
+
+  static EtcdClusterStatus onProgressing(EtcdClusterStatus status, String reason, String message) {
+    status.getConditions().stream()
+        .filter(c -> Conditions.PROGRESSING.equals(c.getType()))
+        .forEach(
+            c -> {
+              c.setStatus("False");
+              c.setReason(reason);
+              c.setMessage(message);
+            });
+    return status;
+  }
+}
