@@ -30,7 +30,8 @@ public record DesiredCluster(Target target, Optional<EtcdClusterModel> model) {
               model.replicas(),
               model.podTemplateHash(),
               model.usesPersistentStorage(),
-              model.clusterToken());
+              model.clusterToken(),
+              model.etcdImage());
       return new DesiredCluster(
           Target.valid(meta.getNamespace(), meta.getName(), generation, desired)
               .withRebuild(rebuild),

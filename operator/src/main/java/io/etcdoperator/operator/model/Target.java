@@ -45,9 +45,19 @@ public record Target(
    * @param podTemplateHash hash of the pod template members should run
    * @param persistentStorage data in claims (else emptyDir, lost with the pod)
    * @param clusterToken the initial-cluster token of this incarnation of the cluster
+   * @param image the etcd container's image
    */
   public record Desired(
-      int replicas, String podTemplateHash, boolean persistentStorage, String clusterToken) {}
+      int replicas,
+      String podTemplateHash,
+      boolean persistentStorage,
+      String clusterToken,
+      String image) {
+    /** The etcd version the image's tag names; empty for a tag that is no version. */
+    public java.util.Optional<EtcdVersion> etcdVersion() {
+      return EtcdVersion.ofImage(image);
+    }
+  }
 
   /**
    * The opt-in to rebuild from a survivor: the annotation {@code

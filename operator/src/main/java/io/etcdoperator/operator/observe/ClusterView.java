@@ -20,6 +20,9 @@ import java.util.TreeMap;
  * @param probes one probe per expected member, by ordinal
  * @param memberList the etcd member list, as seen by the leader when it answered, else by any
  *     member
+ * @param rebuild the rebuild pod, if one exists
+ * @param clusterVersion the cluster version a member reported ({@code /version}'s {@code
+ *     etcdcluster}, e.g. 3.5.0), when one answered
  */
 public record ClusterView(
     Instant now,
@@ -29,7 +32,8 @@ public record ClusterView(
     Optional<ClusterState> clusterState,
     SortedMap<Integer, MemberProbe> probes,
     Optional<MemberList> memberList,
-    Optional<RebuildView> rebuild) {
+    Optional<RebuildView> rebuild,
+    Optional<String> clusterVersion) {
 
   public ClusterView(
       Instant now,
@@ -40,6 +44,41 @@ public record ClusterView(
       SortedMap<Integer, MemberProbe> probes,
       Optional<MemberList> memberList) {
     this(now, statefulSet, pods, claims, clusterState, probes, memberList, Optional.empty());
+  }
+
+  public ClusterView(
+      Instant now,
+      Optional<StatefulSetView> statefulSet,
+      SortedMap<Integer, PodView> pods,
+      SortedMap<Integer, ClaimView> claims,
+      Optional<ClusterState> clusterState,
+      SortedMap<Integer, MemberProbe> probes,
+      Optional<MemberList> memberList,
+      Optional<RebuildView> rebuild) {
+    this(
+        now,
+        statefulSet,
+        pods,
+        claims,
+        clusterState,
+        probes,
+        memberList,
+        rebuild,
+        Optional.empty());
+  }
+
+  /** The same view, with the cluster version a member reported. */
+  public ClusterView withClusterVersion(String version) {
+    return new ClusterView(
+        now,
+        statefulSet,
+        pods,
+        claims,
+        clusterState,
+        probes,
+        memberList,
+        rebuild,
+        Optional.ofNullable(version));
   }
 
   public ClusterView {

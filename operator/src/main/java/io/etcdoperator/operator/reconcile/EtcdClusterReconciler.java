@@ -3,7 +3,7 @@ package io.etcdoperator.operator.reconcile;
 import io.etcdoperator.api.v1alpha1.EtcdCluster;
 import io.etcdoperator.api.v1alpha1.EtcdClusterStatus;
 import io.etcdoperator.operator.CallHook;
-import io.etcdoperator.operator.etcd.EtcdMetrics;
+import io.etcdoperator.operator.etcd.EtcdHttp;
 import io.etcdoperator.operator.etcd.EtcdService;
 import io.etcdoperator.operator.model.DesiredCluster;
 import io.etcdoperator.operator.model.Names;
@@ -71,12 +71,12 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster>, Cle
       new ConcurrentHashMap<>();
 
   public EtcdClusterReconciler(
-      EtcdService etcd, EtcdMetrics metrics, Clock clock, Duration quorumLossAlarm) {
+      EtcdService etcd, EtcdHttp metrics, Clock clock, Duration quorumLossAlarm) {
     this(etcd, metrics, clock, quorumLossAlarm, CallHook.NONE);
   }
 
   public EtcdClusterReconciler(
-      EtcdService etcd, EtcdMetrics metrics, Clock clock, Duration quorumLossAlarm, CallHook hook) {
+      EtcdService etcd, EtcdHttp metrics, Clock clock, Duration quorumLossAlarm, CallHook hook) {
     this.hook = hook;
     this.etcd = etcd;
     this.clock = clock;

@@ -302,7 +302,7 @@ final class PodWorker {
 
   ContainerConfig resolve(Container c) throws ContainerConfig.ConfigError {
     ContainerConfig cfg =
-        ContainerConfig.resolve(pod, c, podIp, kubelet.config().etcdBinary(), kubelet.objects());
+        ContainerConfig.resolve(pod, c, podIp, kubelet.etcdImages(), kubelet.objects());
     if (cfg.etcd()) {
       List<String> args = ListenUrls.rewriteArgs(cfg.argv().subList(1, cfg.argv().size()), podIp);
       Map<String, String> env = new LinkedHashMap<>(cfg.env());
@@ -310,7 +310,7 @@ final class PodWorker {
       List<String> argv = new ArrayList<>();
       argv.add(cfg.argv().get(0));
       argv.addAll(args);
-      return new ContainerConfig(argv, env, true);
+      return new ContainerConfig(argv, env, true, cfg.image());
     }
     return cfg;
   }
