@@ -112,6 +112,8 @@ public final class EtcdOperator implements AutoCloseable {
             settings.quorumLossAlarm(),
             settings.callHook()),
         c -> {
+          // Called for delete events too, without a finalizer (EtcdClusterReconciler).
+          c.withTriggerReconcilerOnAllEvents(true);
           if (!settings.namespaces().isEmpty()) {
             c.settingNamespaces(settings.namespaces());
           }

@@ -31,7 +31,8 @@ public record DesiredCluster(Target target, Optional<EtcdClusterModel> model) {
               model.podTemplateHash(),
               model.usesPersistentStorage(),
               model.clusterToken(),
-              model.etcdImage());
+              model.etcdImage(),
+              model.claimPolicy());
       return new DesiredCluster(
           Target.valid(meta.getNamespace(), meta.getName(), generation, desired)
               .withRebuild(rebuild),

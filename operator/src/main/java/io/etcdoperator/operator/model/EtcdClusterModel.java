@@ -115,6 +115,11 @@ public final class EtcdClusterModel {
         .orElseThrow();
   }
 
+  /** What the spec's retention policy asks of the operator for members' claims. */
+  public Target.ClaimPolicy claimPolicy() {
+    return DataStorage.claimPolicy(spec);
+  }
+
   public boolean usesPersistentStorage() {
     return DataStorage.persistent(spec);
   }
@@ -136,7 +141,7 @@ public final class EtcdClusterModel {
         .endSelector()
         .withTemplate(podTemplate())
         .withVolumeClaimTemplates(DataStorage.claimTemplates(name, spec))
-        .withPersistentVolumeClaimRetentionPolicy(DataStorage.retentionPolicy(spec))
+        .withPersistentVolumeClaimRetentionPolicy(DataStorage.retentionPolicy())
         .endSpec()
         .build();
   }
@@ -252,9 +257,10 @@ public final class EtcdClusterModel {
    * The merge patch that marks a claim with the member whose data it holds and that member's
    * cluster ({@value Names#MEMBER_ID_ANNOTATION}, {@value Names#CLUSTER_ID_ANNOTATION}, hex): a
    * claim a former member leaves behind is known for what it is, and the cluster's history survives
-   * the loss of its ConfigMap.
+   * the loss of its ConfigMap. With whenDeleted Delete the EtcdCluster owns the claim (it goes with
+   * the cluster), else nothing does.
    */
-  public static Map<String, Object> claimMark(long memberId, long clusterId) {
+  public Map<String, Object> claimMark(long memberId, long clusterId) {
     return Map.of(
         "metadata",
         Map.of(
@@ -263,7 +269,24 @@ public final class EtcdClusterModel {
                 Names.MEMBER_ID_ANNOTATION,
                 Long.toHexString(memberId),
                 Names.CLUSTER_ID_ANNOTATION,
-                Long.toHexString(clusterId))));
+                Long.toHexString(clusterId)),
+            "ownerReferences",
+            claimPolicy().withCluster()
+                ? List.of(
+                    Map.of(
+                        "apiVersion",
+                        EtcdCluster.API_VERSION,
+                        "kind",
+                        EtcdCluster.KIND,
+                        "name",
+                        name,
+                        "uid",
+                        uid,
+                        "controller",
+                        false,
+                        "blockOwnerDeletion",
+                        true))
+                : List.of()));
   }
 
   /**

@@ -46,17 +46,39 @@ public record Target(
    * @param persistentStorage data in claims (else emptyDir, lost with the pod)
    * @param clusterToken the initial-cluster token of this incarnation of the cluster
    * @param image the etcd container's image
+   * @param claims what the spec's retention policy asks of the operator for members' claims
    */
   public record Desired(
       int replicas,
       String podTemplateHash,
       boolean persistentStorage,
       String clusterToken,
-      String image) {
+      String image,
+      ClaimPolicy claims) {
+    public Desired(
+        int replicas,
+        String podTemplateHash,
+        boolean persistentStorage,
+        String clusterToken,
+        String image) {
+      this(replicas, podTemplateHash, persistentStorage, clusterToken, image, ClaimPolicy.RETAIN);
+    }
+
     /** The etcd version the image's tag names; empty for a tag that is no version. */
     public java.util.Optional<EtcdVersion> etcdVersion() {
       return EtcdVersion.ofImage(image);
     }
+  }
+
+  /**
+   * What to do with members' claims, from {@code
+   * spec.storage.persistentVolumeClaimRetentionPolicy}.
+   *
+   * @param onScaleDown delete the claim of a member removed from etcd on a scale-down
+   * @param withCluster the claims go with the EtcdCluster (it owns them)
+   */
+  public record ClaimPolicy(boolean onScaleDown, boolean withCluster) {
+    public static final ClaimPolicy RETAIN = new ClaimPolicy(false, false);
   }
 
   /**

@@ -68,6 +68,28 @@ final class Decisions {
         INVALID_RESYNC);
   }
 
+  /**
+   * The operator cannot see some members whose pods are Ready: touch nothing; report quorum as the
+   * members that answer see it (Unknown when none answers), and the blindness on every other
+   * condition.
+   */
+  static Decision cannotReach(Situation s, String message) {
+    Facts f = s.facts();
+    boolean anyAnswers = s.view().probes().values().stream().anyMatch(MemberProbe::reachable);
+    String reason = Conditions.CANNOT_REACH_MEMBERS;
+    Line available =
+        f.quorum || anyAnswers ? available(s, reason, message) : Line.unknown(reason, message);
+    return new Decision(
+        new Step.Wait("the operator to reach every member whose pod is Ready"),
+        Keep.NOTHING,
+        new Report(
+            available,
+            f.quorum || anyAnswers ? line(false, reason, message) : Line.unknown(reason, message),
+            line(false, reason, message),
+            line(true, reason, message)),
+        Planner.PENDING_RESYNC);
+  }
+
   /** A rebuild from a survivor under way: every member pod stays stopped (unless {@code keep}). */
   static Decision rebuilding(Step step, Keep keep, String message) {
     return new Decision(
@@ -314,7 +336,9 @@ final class Decisions {
           && !claim.terminating()
           && m.etcd().started()
           && f.healthy(m)
-          && (claim.memberId() != m.id() || claim.clusterId() != f.clusterId)) {
+          && (claim.memberId() != m.id()
+              || claim.clusterId() != f.clusterId
+              || claim.ownedByCluster() != s.desired().claims().withCluster())) {
         marks.put(claim.name(), m.id());
       }
     }

@@ -58,6 +58,7 @@ class DeployManifestsTest {
           "/pods get",
           "/pods list",
           "/pods watch",
+          "/pods create",
           "/pods delete",
           "/persistentvolumeclaims get",
           "/persistentvolumeclaims list",
