@@ -97,6 +97,7 @@ public final class Sandbox implements AutoCloseable {
     api.setLogSource(this::log);
     client = api.newClient();
     api.registerCrd(client, CrdTypes.etcdClusterCrd());
+    CrdTypes.backupCrds().forEach(crd -> api.registerCrd(client, crd));
     client
         .namespaces()
         .resource(
