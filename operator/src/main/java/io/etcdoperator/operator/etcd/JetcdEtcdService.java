@@ -310,6 +310,23 @@ public final class JetcdEtcdService implements EtcdService {
   }
 
   @Override
+  public SnapshotResult snapshot(
+      String clusterKey,
+      String clientUrl,
+      java.io.OutputStream out,
+      Duration idleTimeout,
+      Duration maxDuration)
+      throws IOException {
+    io.grpc.Channel channel;
+    try {
+      channel = channels.get(clusterKey, clientUrl);
+    } catch (io.grpc.StatusRuntimeException e) {
+      throw GrpcErrors.classify(e, clientUrl);
+    }
+    return SnapshotStream.copy(channel, clientUrl, out, maxDuration, idleTimeout);
+  }
+
+  @Override
   public void closeCluster(String clusterKey) {
     channels.closeCluster(clusterKey);
   }

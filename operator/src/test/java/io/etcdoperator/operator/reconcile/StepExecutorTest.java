@@ -85,6 +85,16 @@ class StepExecutorTest {
     }
 
     @Override
+    public io.etcdoperator.operator.etcd.SnapshotResult snapshot(
+        String key,
+        String url,
+        java.io.OutputStream out,
+        java.time.Duration idle,
+        java.time.Duration max) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
     public void closeCluster(String key) {}
 
     @Override
