@@ -4,6 +4,8 @@ import io.etcdoperator.operator.etcd.EtcdMetrics;
 import io.etcdoperator.operator.etcd.EtcdService;
 import io.etcdoperator.operator.etcd.EtcdServiceConfig;
 import io.etcdoperator.operator.etcd.JetcdEtcdService;
+import io.etcdoperator.operator.reconcile.EtcdBackupReconciler;
+import io.etcdoperator.operator.reconcile.EtcdBackupScheduleReconciler;
 import io.etcdoperator.operator.reconcile.EtcdClusterReconciler;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
@@ -111,6 +113,21 @@ public final class EtcdOperator implements AutoCloseable {
             Clock.systemUTC(),
             settings.quorumLossAlarm(),
             settings.callHook()),
+        c -> {
+          if (!settings.namespaces().isEmpty()) {
+            c.settingNamespaces(settings.namespaces());
+          }
+        });
+    EtcdMetrics backupMetrics = new EtcdMetrics(settings.etcdDeadline().dividedBy(3));
+    operator.register(
+        new EtcdBackupReconciler(etcd, backupMetrics, Clock.systemUTC(), settings.operatorImage()),
+        c -> {
+          if (!settings.namespaces().isEmpty()) {
+            c.settingNamespaces(settings.namespaces());
+          }
+        });
+    operator.register(
+        new EtcdBackupScheduleReconciler(Clock.systemUTC()),
         c -> {
           if (!settings.namespaces().isEmpty()) {
             c.settingNamespaces(settings.namespaces());

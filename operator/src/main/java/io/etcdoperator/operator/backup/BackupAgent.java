@@ -3,6 +3,7 @@ package io.etcdoperator.operator.backup;
 import io.etcdoperator.operator.etcd.EtcdService;
 import io.etcdoperator.operator.etcd.EtcdStatus;
 import io.etcdoperator.operator.etcd.SnapshotResult;
+import io.etcdoperator.operator.model.Manifest;
 import java.io.FilterOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;

@@ -90,6 +90,22 @@ public final class Names {
   /** On every object the operator writes: the hash of the desired object last written. */
   public static final String DESIRED_HASH_ANNOTATION = ANNOTATION_PREFIX + "desired-hash";
 
+  /** On a backup's agent pods: the EtcdBackup they work for. */
+  public static final String BACKUP_LABEL = ANNOTATION_PREFIX + "etcdbackup-name";
+
+  /** On the EtcdBackups a schedule creates: the schedule. */
+  public static final String SCHEDULE_LABEL = ANNOTATION_PREFIX + "etcdbackupschedule-name";
+
+  /** On the EtcdBackups a schedule creates: the firing time it was created for (RFC 3339). */
+  public static final String SCHEDULED_AT_ANNOTATION = ANNOTATION_PREFIX + "scheduled-at";
+
+  /**
+   * On an EtcdBackup, {@code "true"}: delete its snapshot and manifest when the object is deleted.
+   * Set on what a schedule creates (retention deletes data with the object); add it to a backup of
+   * your own for the same.
+   */
+  public static final String DELETE_DATA_ANNOTATION = ANNOTATION_PREFIX + "delete-data";
+
   private static final Pattern POD_NAME = Pattern.compile("(.+)-(\\d+)");
 
   private Names() {}
@@ -113,6 +129,26 @@ public final class Names {
   /** The pod that rebuilds a cluster from a survivor's data with {@code --force-new-cluster}. */
   public static String rebuildPod(String cluster) {
     return cluster + "-rebuild";
+  }
+
+  /** The pod that takes the snapshot of an EtcdBackup. */
+  public static String backupPod(String backup) {
+    return shorten(backup, "-backup");
+  }
+
+  /** The pod that deletes an EtcdBackup's data. */
+  public static String backupDeletePod(String backup) {
+    return shorten(backup, "-delete");
+  }
+
+  /** {@code name + suffix}, within the 63 characters of a label value and a pod's hostname. */
+  static String shorten(String name, String suffix) {
+    String full = name + suffix;
+    if (full.length() <= 63) {
+      return full;
+    }
+    String hash = Integer.toHexString(name.hashCode() & 0x7fffffff);
+    return name.substring(0, 63 - suffix.length() - hash.length() - 1) + "-" + hash + suffix;
   }
 
   public static String podDisruptionBudget(String cluster) {

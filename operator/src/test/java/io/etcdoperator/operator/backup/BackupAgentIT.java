@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.etcdoperator.operator.etcd.JetcdEtcdService;
+import io.etcdoperator.operator.model.Manifest;
 import io.etcdoperator.testing.EtcdKv;
 import io.etcdoperator.testing.LocalEtcdCluster;
 import io.etcdoperator.testing.S3ProxyServer;
@@ -91,7 +92,7 @@ class BackupAgentIT {
           .isEqualTo(
               Long.toHexString(etcd.status("it/c", cluster.member(0).clientUrl()).clusterId()));
       assertThat(m.etcdVersion()).isNotBlank();
-      Manifest stored = Manifest.parse(store.open("p/b1.db.manifest.json").readAllBytes());
+      Manifest stored = Manifest.read(store.open("p/b1.db.manifest.json").readAllBytes());
       assertThat(stored).isEqualTo(m);
     }
   }
@@ -105,7 +106,7 @@ class BackupAgentIT {
     assertIsSnapshot(Files.readAllBytes(claim.resolve("nightly/b2.db")), m);
     assertThat(m.uri()).isEqualTo("pvc://backup-claim/nightly/b2.db");
     assertThat(claim.resolve("nightly/b2.db.part")).doesNotExist();
-    assertThat(Manifest.parse(Files.readAllBytes(claim.resolve("nightly/b2.db.manifest.json"))))
+    assertThat(Manifest.read(Files.readAllBytes(claim.resolve("nightly/b2.db.manifest.json"))))
         .isEqualTo(m);
   }
 

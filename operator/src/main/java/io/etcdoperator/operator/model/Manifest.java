@@ -1,4 +1,4 @@
-package io.etcdoperator.operator.backup;
+package io.etcdoperator.operator.model;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.DeserializationFeature;
@@ -67,7 +67,30 @@ public record Manifest(
     return new String(toJson(), StandardCharsets.UTF_8);
   }
 
-  public static Manifest parse(byte[] json) throws IOException {
-    return JSON.readValue(json, Manifest.class);
+  public static Manifest read(byte[] json) throws IOException {
+    Manifest m = JSON.readValue(json, Manifest.class);
+    if (!FORMAT.equals(m.format())) {
+      throw new IOException("not a manifest of " + FORMAT + ": format " + m.format());
+    }
+    return m;
+  }
+
+  /** The manifest in an agent's result (its last line), if that is one. */
+  public static java.util.Optional<Manifest> parse(String result) {
+    if (result == null) {
+      return java.util.Optional.empty();
+    }
+    String last =
+        result
+            .lines()
+            .map(String::trim)
+            .filter(l -> l.startsWith("{"))
+            .reduce((a, b) -> b)
+            .orElse("");
+    try {
+      return java.util.Optional.of(read(last.getBytes(StandardCharsets.UTF_8)));
+    } catch (IOException | RuntimeException e) {
+      return java.util.Optional.empty();
+    }
   }
 }
