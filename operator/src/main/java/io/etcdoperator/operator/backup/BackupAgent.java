@@ -44,6 +44,7 @@ import java.util.HexFormat;
  * or a {@code .part} file, never an object under the snapshot's key.
  */
 public final class BackupAgent {
+
   /** The snapshot stream may stall this long (a frozen member) before the backup fails. */
   public static final Duration IDLE_TIMEOUT = Duration.ofSeconds(30);
 
@@ -52,10 +53,19 @@ public final class BackupAgent {
 
   private final EtcdService etcd;
   private final Clock clock;
+  private final java.util.function.Consumer<String> progress;
 
-  public BackupAgent(EtcdService etcd, Clock clock) {
+  /**
+   * @param progress where to say what it does (the agent's output: its pod's log)
+   */
+  public BackupAgent(EtcdService etcd, Clock clock, java.util.function.Consumer<String> progress) {
     this.etcd = etcd;
     this.clock = clock;
+    this.progress = progress;
+  }
+
+  public BackupAgent(EtcdService etcd, Clock clock) {
+    this(etcd, clock, line -> {});
   }
 
   /**
@@ -81,6 +91,18 @@ public final class BackupAgent {
               + ") does not answer: "
               + status.failure().map(Object::toString).orElse("?"));
     }
+    store.check();
+    progress.accept(
+        "streaming the snapshot of "
+            + request.cluster()
+            + " from "
+            + request.member()
+            + " ("
+            + request.clientUrl()
+            + ", revision "
+            + status.revision()
+            + ") to "
+            + store.uri(request.snapshotKey()));
     SnapshotResult result;
     Hashing out;
     try (SnapshotStore.Upload upload = store.upload(request.snapshotKey())) {
@@ -108,6 +130,14 @@ public final class BackupAgent {
             done.toString(),
             Duration.between(start, done).toMillis());
     store.put(Manifest.keyFor(request.snapshotKey()), manifest.toJson());
+    progress.accept(
+        "wrote "
+            + result.sizeBytes()
+            + " bytes (sha256 "
+            + out.hex()
+            + ") and the manifest in "
+            + manifest.durationMillis()
+            + " ms");
     return manifest;
   }
 
@@ -142,8 +172,14 @@ public final class BackupAgent {
       digest.update(b, off, len);
     }
 
+    private String hex;
+
+    /** The hash of everything written; call once writing is done. */
     String hex() {
-      return HexFormat.of().formatHex(digest.digest());
+      if (hex == null) {
+        hex = HexFormat.of().formatHex(digest.digest());
+      }
+      return hex;
     }
   }
 }

@@ -39,6 +39,15 @@ public final class FileStore implements SnapshotStore {
   }
 
   @Override
+  public void check() throws IOException {
+    Files.createDirectories(root);
+    if (!Files.isWritable(root)) {
+      throw new StoreException(
+          StoreException.Kind.ACCESS_DENIED, claim + " is not writable by the agent", null);
+    }
+  }
+
+  @Override
   public Upload upload(String key) throws IOException {
     Path target = path(key);
     Files.createDirectories(target.getParent());

@@ -85,6 +85,23 @@ public final class S3Store implements SnapshotStore {
   }
 
   @Override
+  public void check() throws IOException {
+    try {
+      s3.headBucket(r -> r.bucket(bucket));
+    } catch (S3Exception e) {
+      if (e.statusCode() == 404) {
+        throw new StoreException(
+            StoreException.Kind.NOT_FOUND,
+            "bucket " + bucket + " does not exist at " + endpoint,
+            e);
+      }
+      throw translate("", e);
+    } catch (SdkException e) {
+      throw translate("", e);
+    }
+  }
+
+  @Override
   public Upload upload(String key) {
     return new MultipartUpload(key);
   }

@@ -52,6 +52,12 @@ public interface SnapshotStore extends AutoCloseable {
     protected abstract void doAbort();
   }
 
+  /**
+   * Checks that the store can be written with these credentials before any work is done (the bucket
+   * exists and accepts them; the directory exists).
+   */
+  void check() throws IOException;
+
   Upload upload(String key) throws IOException;
 
   /** Writes a small object at once (the manifest). */

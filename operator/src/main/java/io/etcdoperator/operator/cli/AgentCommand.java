@@ -116,7 +116,7 @@ public final class AgentCommand {
               new JetcdEtcdService(
                   EtcdServiceConfig.defaults().withDeadline(Duration.ofSeconds(5)))) {
         Manifest m =
-            new BackupAgent(etcd, Clock.systemUTC())
+            new BackupAgent(etcd, Clock.systemUTC(), System.err::println)
                 .run(new BackupAgent.Request(cluster, member, endpoint, key), s);
         return finish(m.toJsonLine(), true);
       } catch (IOException | EtcdException | IllegalArgumentException e) {

@@ -13,6 +13,11 @@ class ForwardingStore implements SnapshotStore {
   }
 
   @Override
+  public void check() throws IOException {
+    store.check();
+  }
+
+  @Override
   public Upload upload(String key) throws IOException {
     return store.upload(key);
   }

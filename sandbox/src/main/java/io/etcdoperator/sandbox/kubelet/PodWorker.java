@@ -315,12 +315,28 @@ final class PodWorker {
     return cfg;
   }
 
+  /** The container's config as it runs here: the operator's image as this JVM's classes. */
+  ContainerConfig resolveImage(Container c) throws ContainerConfig.ConfigError {
+    ContainerConfig cfg = resolve(c);
+    if (OperatorImage.runs(c)) {
+      // no command: argv is [etcd binary, args...]; the operator image's entrypoint takes the args
+      return new ContainerConfig(
+          OperatorImage.argv(cfg.argv().subList(1, cfg.argv().size())), cfg.env(), false);
+    }
+    return cfg;
+  }
+
   Process launch(Container c, ContainerConfig cfg) throws IOException {
     List<ProcessLauncher.Mount> mounts = new ArrayList<>();
     if (c.getVolumeMounts() != null) {
       for (VolumeMount m : c.getVolumeMounts()) {
         mounts.add(volumes.mount(m));
       }
+    }
+    if (!cfg.etcd()) {
+      mounts.add(
+          new ProcessLauncher.Mount(
+              volumes.terminationFile(c.getName()), terminationMessagePath(c), false));
     }
     String hostname =
         pod.getSpec().getHostname() != null
@@ -337,6 +353,18 @@ final class PodWorker {
             c.getWorkingDir(),
             logFile(c),
             kubelet.config().tag()));
+  }
+
+  /** Where the container writes its termination message (default /dev/termination-log). */
+  static String terminationMessagePath(Container c) {
+    return c.getTerminationMessagePath() == null || c.getTerminationMessagePath().isBlank()
+        ? "/dev/termination-log"
+        : c.getTerminationMessagePath();
+  }
+
+  /** What the container wrote to its termination message file, at most 4096 bytes, or "". */
+  String terminationMessage(Container c) {
+    return volumes.readTermination(c.getName());
   }
 
   Path logFile(Container c) {
