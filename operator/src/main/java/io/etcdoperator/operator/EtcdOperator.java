@@ -112,7 +112,8 @@ public final class EtcdOperator implements AutoCloseable {
             new EtcdMetrics(settings.etcdDeadline().dividedBy(3)),
             Clock.systemUTC(),
             settings.quorumLossAlarm(),
-            settings.callHook()),
+            settings.callHook(),
+            settings.operatorImage()),
         c -> {
           if (!settings.namespaces().isEmpty()) {
             c.settingNamespaces(settings.namespaces());

@@ -26,7 +26,8 @@ public record OperatorSettings(
     CallHook callHook,
     String operatorImage) {
   /** The image of this build, as deploy/ names it; $OPERATOR_IMAGE in the Deployment overrides. */
-  public static final String DEFAULT_IMAGE = "localhost/etcd-operator:0.1.0-SNAPSHOT";
+  public static final String DEFAULT_IMAGE =
+      io.etcdoperator.operator.model.Names.DEFAULT_OPERATOR_IMAGE;
 
   public OperatorSettings {
     namespaces = Set.copyOf(namespaces);

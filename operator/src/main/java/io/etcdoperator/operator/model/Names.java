@@ -90,6 +90,18 @@ public final class Names {
   /** On every object the operator writes: the hash of the desired object last written. */
   public static final String DESIRED_HASH_ANNOTATION = ANNOTATION_PREFIX + "desired-hash";
 
+  /** The operator's image of this build, as deploy/ names it (OPERATOR_IMAGE overrides it). */
+  public static final String DEFAULT_OPERATOR_IMAGE = "localhost/etcd-operator:0.1.0-SNAPSHOT";
+
+  /** The init container of a member pod that restores its data from a snapshot. */
+  public static final String RESTORE_CONTAINER = "restore";
+
+  /**
+   * On the cluster-state ConfigMap: what the cluster was restored from, {@code
+   * <uri>@<revision>@<sha256>@<time>}, recorded once it formed.
+   */
+  public static final String RESTORED_FROM_ANNOTATION = ANNOTATION_PREFIX + "restored-from";
+
   /** On a backup's agent pods: the EtcdBackup they work for. */
   public static final String BACKUP_LABEL = ANNOTATION_PREFIX + "etcdbackup-name";
 

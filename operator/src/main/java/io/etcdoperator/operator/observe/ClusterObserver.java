@@ -89,7 +89,15 @@ public final class ClusterObserver {
     Optional<RebuildView> rebuild =
         objects.rebuildPod().map(p -> rebuildView(namespace + "/" + cluster, p));
     return new ClusterView(
-        clock.instant(), sts, pods, claims, state, probes, probed.memberList(), rebuild);
+        clock.instant(),
+        sts,
+        pods,
+        claims,
+        state,
+        probes,
+        probed.memberList(),
+        rebuild,
+        RestoreProgress.of(cluster, objects.pods()));
   }
 
   /**

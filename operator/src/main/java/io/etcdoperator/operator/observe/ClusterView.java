@@ -20,6 +20,8 @@ import java.util.TreeMap;
  * @param probes one probe per expected member, by ordinal
  * @param memberList the etcd member list, as seen by the leader when it answered, else by any
  *     member
+ * @param rebuild the rebuild pod, if any
+ * @param restore what the members' restore init containers say
  */
 public record ClusterView(
     Instant now,
@@ -29,7 +31,29 @@ public record ClusterView(
     Optional<ClusterState> clusterState,
     SortedMap<Integer, MemberProbe> probes,
     Optional<MemberList> memberList,
-    Optional<RebuildView> rebuild) {
+    Optional<RebuildView> rebuild,
+    RestoreProgress restore) {
+
+  public ClusterView(
+      Instant now,
+      Optional<StatefulSetView> statefulSet,
+      SortedMap<Integer, PodView> pods,
+      SortedMap<Integer, ClaimView> claims,
+      Optional<ClusterState> clusterState,
+      SortedMap<Integer, MemberProbe> probes,
+      Optional<MemberList> memberList,
+      Optional<RebuildView> rebuild) {
+    this(
+        now,
+        statefulSet,
+        pods,
+        claims,
+        clusterState,
+        probes,
+        memberList,
+        rebuild,
+        RestoreProgress.NONE);
+  }
 
   public ClusterView(
       Instant now,
@@ -39,7 +63,16 @@ public record ClusterView(
       Optional<ClusterState> clusterState,
       SortedMap<Integer, MemberProbe> probes,
       Optional<MemberList> memberList) {
-    this(now, statefulSet, pods, claims, clusterState, probes, memberList, Optional.empty());
+    this(
+        now,
+        statefulSet,
+        pods,
+        claims,
+        clusterState,
+        probes,
+        memberList,
+        Optional.empty(),
+        RestoreProgress.NONE);
   }
 
   public ClusterView {

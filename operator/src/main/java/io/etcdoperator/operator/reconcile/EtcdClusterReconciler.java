@@ -1,5 +1,6 @@
 package io.etcdoperator.operator.reconcile;
 
+import io.etcdoperator.api.v1alpha1.EtcdBackup;
 import io.etcdoperator.api.v1alpha1.EtcdCluster;
 import io.etcdoperator.api.v1alpha1.EtcdClusterStatus;
 import io.etcdoperator.operator.CallHook;
@@ -67,6 +68,7 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster>, Cle
   private final Duration quorumLossAlarm;
   private final CallHook hook;
   private final ClusterObserver observer;
+  private final String operatorImage;
   private final Map<Class<?>, InformerEventSource<?, EtcdCluster>> caches =
       new ConcurrentHashMap<>();
 
@@ -77,6 +79,20 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster>, Cle
 
   public EtcdClusterReconciler(
       EtcdService etcd, EtcdMetrics metrics, Clock clock, Duration quorumLossAlarm, CallHook hook) {
+    this(etcd, metrics, clock, quorumLossAlarm, hook, Names.DEFAULT_OPERATOR_IMAGE);
+  }
+
+  /**
+   * @param operatorImage what a restore's init container runs
+   */
+  public EtcdClusterReconciler(
+      EtcdService etcd,
+      EtcdMetrics metrics,
+      Clock clock,
+      Duration quorumLossAlarm,
+      CallHook hook,
+      String operatorImage) {
+    this.operatorImage = operatorImage;
     this.hook = hook;
     this.etcd = etcd;
     this.clock = clock;
@@ -93,7 +109,8 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster>, Cle
         cache(context, PersistentVolumeClaim.class),
         cache(context, ConfigMap.class),
         cache(context, Service.class),
-        cache(context, PodDisruptionBudget.class));
+        cache(context, PodDisruptionBudget.class),
+        Backups.source(context));
   }
 
   private <R extends HasMetadata> InformerEventSource<R, EtcdCluster> cache(
@@ -119,7 +136,13 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster>, Cle
   @Override
   public UpdateControl<EtcdCluster> reconcile(EtcdCluster cluster, Context<EtcdCluster> context) {
     Instant started = clock.instant();
-    DesiredCluster desired = DesiredCluster.of(cluster);
+    DesiredCluster desired = DesiredCluster.of(cluster, operatorImage);
+    desired =
+        new DesiredCluster(
+            desired
+                .target()
+                .withNewestBackup(Backups.newest(context.getSecondaryResources(EtcdBackup.class))),
+            desired.model());
     ClusterView view = observe(cluster, context);
     Plan plan = Planner.plan(desired.target(), view);
     Acted acted = act(cluster, context, desired, plan, view);

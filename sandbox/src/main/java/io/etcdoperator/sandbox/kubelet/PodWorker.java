@@ -320,8 +320,11 @@ final class PodWorker {
     ContainerConfig cfg = resolve(c);
     if (OperatorImage.runs(c)) {
       // no command: argv is [etcd binary, args...]; the operator image's entrypoint takes the args
+      Map<String, String> env = new LinkedHashMap<>(cfg.env());
+      // the restore agent runs etcd's own tools: those of the etcd this pod's members run
+      env.putIfAbsent("ETCD_TOOLS_DIR", OperatorImage.toolsDir(kubelet.config().etcdBinary()));
       return new ContainerConfig(
-          OperatorImage.argv(cfg.argv().subList(1, cfg.argv().size())), cfg.env(), false);
+          OperatorImage.argv(cfg.argv().subList(1, cfg.argv().size())), env, false);
     }
     return cfg;
   }
