@@ -41,6 +41,19 @@ public class EtcdBackupScheduleSpec {
           + " duration; the newest complete backup is never deleted.")
   private BackupRetention retention;
 
+  @JsonPropertyDescription(
+      "Continuous backup: record every change between the full backups, for point-in-time"
+          + " restores (see status.changeLog).")
+  private ContinuousBackup continuous;
+
+  public ContinuousBackup getContinuous() {
+    return continuous;
+  }
+
+  public void setContinuous(ContinuousBackup continuous) {
+    this.continuous = continuous;
+  }
+
   public LocalObjectReference getClusterRef() {
     return clusterRef;
   }

@@ -20,7 +20,8 @@ import java.util.Objects;
   "lastSuccessfulBackup",
   "active",
   "kept",
-  "nextScheduleTime"
+  "nextScheduleTime",
+  "changeLog"
 })
 public class EtcdBackupScheduleStatus {
   @JsonPropertyDescription("Ready (the schedule is valid and running), Failed (the last backup).")
@@ -43,6 +44,18 @@ public class EtcdBackupScheduleStatus {
 
   @JsonPropertyDescription("When the schedule fires next.")
   private String nextScheduleTime;
+
+  @JsonPropertyDescription(
+      "Where continuous backup records changes (s3://bucket/key or pvc://claim/path), when on.")
+  private String changeLog;
+
+  public String getChangeLog() {
+    return changeLog;
+  }
+
+  public void setChangeLog(String changeLog) {
+    this.changeLog = changeLog;
+  }
 
   public List<Condition> getConditions() {
     return conditions;
@@ -109,7 +122,8 @@ public class EtcdBackupScheduleStatus {
         && Objects.equals(lastSuccessfulBackup, s.lastSuccessfulBackup)
         && Objects.equals(active, s.active)
         && Objects.equals(kept, s.kept)
-        && Objects.equals(nextScheduleTime, s.nextScheduleTime);
+        && Objects.equals(nextScheduleTime, s.nextScheduleTime)
+        && Objects.equals(changeLog, s.changeLog);
   }
 
   @Override
@@ -121,6 +135,7 @@ public class EtcdBackupScheduleStatus {
         lastSuccessfulBackup,
         active,
         kept,
-        nextScheduleTime);
+        nextScheduleTime,
+        changeLog);
   }
 }

@@ -14,6 +14,19 @@ public class RestoreSpec {
           + " lies beside it, its sha256 and size are checked too.")
   private BackupDestination source;
 
+  @JsonPropertyDescription(
+      "Restore to a later point: the schedule's change log replayed over the snapshot up to a"
+          + " revision or a time (continuous backup).")
+  private PointInTimeTarget pointInTime;
+
+  public PointInTimeTarget getPointInTime() {
+    return pointInTime;
+  }
+
+  public void setPointInTime(PointInTimeTarget pointInTime) {
+    this.pointInTime = pointInTime;
+  }
+
   public BackupDestination getSource() {
     return source;
   }

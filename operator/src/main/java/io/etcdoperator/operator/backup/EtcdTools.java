@@ -53,6 +53,15 @@ public final class EtcdTools {
     return binary.toString();
   }
 
+  /** etcd itself, beside its tools (a point-in-time restore runs it on the full backup). */
+  public String etcd() throws IOException {
+    Path etcd = binary.resolveSibling("etcd");
+    if (!Files.isExecutable(etcd)) {
+      throw new IOException("no etcd beside " + binary + " for a point-in-time restore");
+    }
+    return etcd.toString();
+  }
+
   /**
    * Restores {@code snapshot} into {@code dataDir} (which must not exist) as member {@code name} of
    * a new cluster: {@code initialCluster} ({@code name=peerURL,...}) and {@code token} give every

@@ -127,6 +127,22 @@ public final class FileStore implements SnapshotStore {
   }
 
   @Override
+  public java.util.List<String> list(String prefix) throws IOException {
+    Path dir = path(prefix);
+    if (!Files.isDirectory(dir)) {
+      return java.util.List.of();
+    }
+    try (var files = Files.walk(dir)) {
+      return files
+          .filter(Files::isRegularFile)
+          .map(p -> root.normalize().relativize(p).toString())
+          .filter(k -> !k.endsWith(".part"))
+          .sorted()
+          .toList();
+    }
+  }
+
+  @Override
   public void delete(String key) throws IOException {
     Files.deleteIfExists(path(key));
   }

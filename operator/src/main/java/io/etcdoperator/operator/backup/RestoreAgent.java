@@ -43,10 +43,20 @@ import java.util.stream.Stream;
 public final class RestoreAgent {
   private final Clock clock;
   private final Consumer<String> progress;
+  private final io.etcdoperator.operator.etcd.EtcdService etcd;
 
   public RestoreAgent(Clock clock, Consumer<String> progress) {
+    this(clock, progress, null);
+  }
+
+  /**
+   * @param etcd for a point-in-time restore (it runs etcd on the full backup and replays)
+   */
+  public RestoreAgent(
+      Clock clock, Consumer<String> progress, io.etcdoperator.operator.etcd.EtcdService etcd) {
     this.clock = clock;
     this.progress = progress;
+    this.etcd = etcd;
   }
 
   /**
@@ -59,6 +69,9 @@ public final class RestoreAgent {
    * @param clusterState {@code ETCD_INITIAL_CLUSTER_STATE}
    * @param token {@code ETCD_INITIAL_CLUSTER_TOKEN}
    * @param key the snapshot's key in the store
+   * @param changeLog the key prefix of a change log to replay over the snapshot ("" for none)
+   * @param targetRevision replay up to this revision (with a change log; 0 with a time)
+   * @param targetTime or up to this time
    */
   public record Request(
       Path dataDir,
@@ -67,7 +80,31 @@ public final class RestoreAgent {
       String initialCluster,
       String clusterState,
       String token,
-      String key) {}
+      String key,
+      String changeLog,
+      long targetRevision,
+      java.util.Optional<java.time.Instant> targetTime) {
+    public Request(
+        Path dataDir,
+        String member,
+        String peerUrl,
+        String initialCluster,
+        String clusterState,
+        String token,
+        String key) {
+      this(
+          dataDir,
+          member,
+          peerUrl,
+          initialCluster,
+          clusterState,
+          token,
+          key,
+          "",
+          0,
+          java.util.Optional.empty());
+    }
+  }
 
   /** What happened: restored (with what), or nothing to do (why). */
   public record Result(boolean restored, String uri, long revision, String sha256, String why) {
@@ -152,6 +189,19 @@ public final class RestoreAgent {
           null);
     }
     long revision = tools.revision(file);
+    if (!r.changeLog().isEmpty()) {
+      PointInTime.Result pit =
+          new PointInTime(etcd, progress)
+              .replay(
+                  file,
+                  store,
+                  r.changeLog(),
+                  new PointInTime.Target(r.targetRevision(), r.targetTime()),
+                  tools,
+                  work);
+      file = pit.snapshot();
+      revision = pit.revision();
+    }
     Path restored = work.resolve("data");
     tools.restore(file, restored, r.member(), r.initialCluster(), r.token(), r.peerUrl());
     Files.move(restored, r.dataDir(), StandardCopyOption.ATOMIC_MOVE);

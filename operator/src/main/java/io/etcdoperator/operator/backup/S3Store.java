@@ -130,6 +130,22 @@ public final class S3Store implements SnapshotStore {
   }
 
   @Override
+  public List<String> list(String prefix) throws IOException {
+    String dir = prefix.endsWith("/") ? prefix : prefix + "/";
+    List<String> keys = new ArrayList<>();
+    call(
+        dir,
+        () -> {
+          s3.listObjectsV2Paginator(r -> r.bucket(bucket).prefix(dir))
+              .contents()
+              .forEach(o -> keys.add(o.key()));
+          return null;
+        });
+    keys.sort(null);
+    return keys;
+  }
+
+  @Override
   public void delete(String key) throws IOException {
     call(key, () -> s3.deleteObject(r -> r.bucket(bucket).key(key)));
   }

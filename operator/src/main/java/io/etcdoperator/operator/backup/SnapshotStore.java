@@ -69,6 +69,9 @@ public interface SnapshotStore extends AutoCloseable {
   /** The object's size, or empty when it is not there. */
   Optional<Long> size(String key) throws IOException;
 
+  /** Keys under {@code prefix} (a directory: {@code prefix/...}), in key order. */
+  java.util.List<String> list(String prefix) throws IOException;
+
   /** Deletes an object; nothing when it is not there. */
   void delete(String key) throws IOException;
 

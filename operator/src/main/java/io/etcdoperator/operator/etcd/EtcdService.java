@@ -107,6 +107,25 @@ public interface EtcdService extends AutoCloseable {
       java.time.Duration maxDuration)
       throws java.io.IOException;
 
+  /**
+   * Watches every change of the cluster from {@code fromRevision} on, through the member at {@code
+   * clientUrl}: {@code onChanges} gets whole revisions in order (and the cluster's revision);
+   * {@code onEnd} why the watch ended (compacted past its start, the member went away). Close the
+   * result to stop.
+   */
+  AutoCloseable watchChanges(
+      String clusterKey,
+      String clientUrl,
+      long fromRevision,
+      java.util.function.BiConsumer<List<ChangeEvent>, Long> onChanges,
+      java.util.function.Consumer<String> onEnd);
+
+  /**
+   * Writes the changes of one revision as one transaction (puts without a lease); returns the
+   * revision etcd gave it.
+   */
+  long applyChanges(String clusterKey, String clientUrl, List<ChangeEvent> oneRevision);
+
   /** Closes every connection held for this cluster (call it when the cluster is deleted). */
   void closeCluster(String clusterKey);
 

@@ -38,6 +38,11 @@ class ForwardingStore implements SnapshotStore {
   }
 
   @Override
+  public java.util.List<String> list(String prefix) throws IOException {
+    return store.list(prefix);
+  }
+
+  @Override
   public void delete(String key) throws IOException {
     store.delete(key);
   }

@@ -95,6 +95,22 @@ class StepExecutorTest {
     }
 
     @Override
+    public AutoCloseable watchChanges(
+        String key,
+        String url,
+        long from,
+        java.util.function.BiConsumer<List<io.etcdoperator.operator.etcd.ChangeEvent>, Long> on,
+        java.util.function.Consumer<String> end) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public long applyChanges(
+        String key, String url, List<io.etcdoperator.operator.etcd.ChangeEvent> changes) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
     public void closeCluster(String key) {}
 
     @Override
