@@ -128,7 +128,7 @@ public final class EtcdOperator implements AutoCloseable {
           }
         });
     operator.register(
-        new EtcdBackupScheduleReconciler(Clock.systemUTC()),
+        new EtcdBackupScheduleReconciler(Clock.systemUTC(), settings.operatorImage()),
         c -> {
           if (!settings.namespaces().isEmpty()) {
             c.settingNamespaces(settings.namespaces());

@@ -131,7 +131,8 @@ public final class S3Store implements SnapshotStore {
 
   @Override
   public List<String> list(String prefix) throws IOException {
-    String dir = prefix.endsWith("/") ? prefix : prefix + "/";
+    String dir =
+        prefix.isEmpty() || prefix.equals(".") ? "" : prefix.endsWith("/") ? prefix : prefix + "/";
     List<String> keys = new ArrayList<>();
     call(
         dir,

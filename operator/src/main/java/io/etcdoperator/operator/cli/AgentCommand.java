@@ -27,7 +27,12 @@ import picocli.CommandLine.Option;
 @Command(
     name = "agent",
     description = "Run the work of a backup or restore (in the pods the operator starts).",
-    subcommands = {AgentCommand.Backup.class, AgentCommand.Delete.class, RestoreAgentCommand.class})
+    subcommands = {
+      AgentCommand.Backup.class,
+      AgentCommand.Delete.class,
+      RestoreAgentCommand.class,
+      ArchiveCommand.class
+    })
 public final class AgentCommand {
   /** Where the kubelet reads a container's termination message. */
   static final String TERMINATION_LOG = "/dev/termination-log";

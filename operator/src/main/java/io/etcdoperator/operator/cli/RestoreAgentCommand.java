@@ -30,11 +30,24 @@ final class RestoreAgentCommand implements Callable<Integer> {
   @Option(names = "--peer-url", required = true)
   String peerUrl;
 
+  @Option(names = "--change-log", description = "Replay this change log over the snapshot.")
+  String changeLog = "";
+
+  @Option(names = "--target-revision", description = "Replay up to this revision.")
+  long targetRevision;
+
+  @Option(names = "--target-time", description = "Replay what was recorded by this time.")
+  String targetTime;
+
   @Mixin AgentCommand.StoreOptions store = new AgentCommand.StoreOptions();
 
   @Override
   public Integer call() {
-    try (SnapshotStore s = store.open()) {
+    try (SnapshotStore s = store.open();
+        var etcd =
+            new io.etcdoperator.operator.etcd.JetcdEtcdService(
+                io.etcdoperator.operator.etcd.EtcdServiceConfig.defaults()
+                    .withDeadline(java.time.Duration.ofSeconds(5)))) {
       RestoreAgent.Request request =
           new RestoreAgent.Request(
               dataDir,
@@ -43,14 +56,17 @@ final class RestoreAgentCommand implements Callable<Integer> {
               env("ETCD_INITIAL_CLUSTER"),
               env("ETCD_INITIAL_CLUSTER_STATE"),
               env("ETCD_INITIAL_CLUSTER_TOKEN"),
-              key);
+              key,
+              changeLog,
+              targetRevision,
+              java.util.Optional.ofNullable(targetTime).map(java.time.Instant::parse));
       RestoreAgent.Result r =
-          new RestoreAgent(Clock.systemUTC(), System.err::println)
+          new RestoreAgent(Clock.systemUTC(), System.err::println, etcd)
               .run(request, s, EtcdTools.fromEnvironment());
       return AgentCommand.finish(r.toJsonLine(), true);
     } catch (RestoreAgent.Refused e) {
       return AgentCommand.finish("restore refused: " + e.getMessage(), false);
-    } catch (IOException | IllegalArgumentException e) {
+    } catch (IOException | RuntimeException e) {
       return AgentCommand.finish("restore failed: " + e.getMessage(), false);
     }
   }

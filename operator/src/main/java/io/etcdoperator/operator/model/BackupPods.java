@@ -59,6 +59,16 @@ public final class BackupPods {
     return p.isEmpty() ? file : p + "/" + file;
   }
 
+  private static OwnerReferenceBuilder ownerOf(EtcdBackup backup) {
+    return new OwnerReferenceBuilder()
+        .withApiVersion(EtcdCluster.API_VERSION)
+        .withKind(EtcdBackup.KIND)
+        .withName(backup.getMetadata().getName())
+        .withUid(backup.getMetadata().getUid())
+        .withController(true)
+        .withBlockOwnerDeletion(true);
+  }
+
   /** The agent pod that snapshots the member at {@code clientUrl} for {@code backup}. */
   public static Pod backup(EtcdBackup backup, String member, String clientUrl, String image) {
     var meta = backup.getMetadata();
@@ -70,26 +80,49 @@ public final class BackupPods {
     args.add("--member=" + member);
     args.add("--endpoint=" + clientUrl);
     args.add("--key=" + snapshotKey(backup));
-    return pod(backup, Names.backupPod(meta.getName()), "backup", args, image);
+    args.addAll(destinationArgs(backup.getSpec().getDestination(), CLAIM_MOUNT));
+    return pod(
+        meta.getName(),
+        meta.getNamespace(),
+        Names.backupPod(meta.getName()),
+        "backup",
+        args,
+        image,
+        backup.getSpec().getDestination(),
+        ownerOf(backup).build());
   }
 
   /** The pod that deletes the snapshot and manifest of {@code backup}. */
   public static Pod delete(EtcdBackup backup, String image) {
     List<String> args = new ArrayList<>(List.of("agent", "delete", "--key=" + snapshotKey(backup)));
+    args.addAll(destinationArgs(backup.getSpec().getDestination(), CLAIM_MOUNT));
     return pod(
-        backup, Names.backupDeletePod(backup.getMetadata().getName()), "delete", args, image);
+        backup.getMetadata().getName(),
+        backup.getMetadata().getNamespace(),
+        Names.backupDeletePod(backup.getMetadata().getName()),
+        "delete",
+        args,
+        image,
+        backup.getSpec().getDestination(),
+        ownerOf(backup).build());
   }
 
   private static Pod pod(
-      EtcdBackup backup, String podName, String role, List<String> args, String image) {
-    var meta = backup.getMetadata();
-    BackupDestination d = backup.getSpec().getDestination();
-    args.addAll(destinationArgs(d, CLAIM_MOUNT));
+      String backupName,
+      String namespace,
+      String podName,
+      String role,
+      List<String> args,
+      String image,
+      BackupDestination d,
+      io.fabric8.kubernetes.api.model.OwnerReference owner) {
     Map<String, String> labels = new LinkedHashMap<>();
     labels.put(Names.LABEL_NAME, "etcd-backup");
     labels.put(Names.LABEL_MANAGED_BY, Names.MANAGER);
     labels.put(Names.LABEL_COMPONENT, role);
-    labels.put(Names.BACKUP_LABEL, meta.getName());
+    if (backupName != null) {
+      labels.put(Names.BACKUP_LABEL, backupName);
+    }
     Container agent =
         new ContainerBuilder()
             .withName(CONTAINER)
@@ -114,17 +147,9 @@ public final class BackupPods {
     return new PodBuilder()
         .withNewMetadata()
         .withName(podName)
-        .withNamespace(meta.getNamespace())
+        .withNamespace(namespace)
         .withLabels(labels)
-        .withOwnerReferences(
-            new OwnerReferenceBuilder()
-                .withApiVersion(EtcdCluster.API_VERSION)
-                .withKind(EtcdBackup.KIND)
-                .withName(meta.getName())
-                .withUid(meta.getUid())
-                .withController(true)
-                .withBlockOwnerDeletion(true)
-                .build())
+        .withOwnerReferences(owner)
         .endMetadata()
         .withNewSpec()
         .withRestartPolicy("Never")
@@ -164,111 +189,69 @@ public final class BackupPods {
     return args;
   }
 
-  /** Where a restore source claim is mounted in a member's restore init container. */
-  public static final String SOURCE_MOUNT = "/backup/source";
-
-  static final String RESTORE_CONTAINER = Names.RESTORE_CONTAINER;
-  static final String SOURCE_VOLUME = "restore-source";
-
-  /**
-   * The init container that restores a member from {@code source} before etcd starts (see {@code
-   * RestoreAgent}): the operator's image, the member's data volume, the cluster-state ConfigMap.
-   */
-  public static Container restoreInitContainer(
-      String cluster, BackupDestination source, String image) {
+  /** The pod of a schedule's continuous backup: {@code <schedule>-archiver}. */
+  public static Pod archiver(
+      io.etcdoperator.api.v1alpha1.EtcdBackupSchedule schedule, String image) {
+    var meta = schedule.getMetadata();
+    var spec = schedule.getSpec();
+    String cluster = spec.getClusterRef().getName();
+    BackupDestination d = spec.getDestination();
+    String backups = d.getS3() != null ? prefix(d.getS3().getKey()) : "";
+    String flush =
+        spec.getContinuous().getFlushInterval() == null
+            ? "1s"
+            : spec.getContinuous().getFlushInterval();
+    long flushMs =
+        flush.endsWith("ms")
+            ? Long.parseLong(flush.substring(0, flush.length() - 2))
+            : Long.parseLong(flush.substring(0, flush.length() - 1)) * 1000;
     List<String> args = new ArrayList<>();
     args.add("agent");
-    args.add("restore");
-    args.add("--data-dir=" + Names.DATA_DIR);
-    args.add(
-        "--peer-url=http://$("
-            + Names.ENV_POD_NAME
-            + ")."
-            + Names.headlessService(cluster)
-            + ".$("
-            + Names.ENV_POD_NAMESPACE
-            + ").svc:"
-            + Names.PEER_PORT);
-    List<VolumeMount> mounts = new ArrayList<>();
-    mounts.add(
-        new VolumeMountBuilder()
-            .withName(Names.DATA_VOLUME)
-            .withMountPath(Names.DATA_MOUNT_PATH)
-            .build());
-    if (source.getS3() != null) {
-      args.add("--key=" + source.getS3().getKey());
-      args.addAll(destinationArgs(source, SOURCE_MOUNT));
-    } else {
-      String file =
-          source.getPvc().getSubPath() == null || source.getPvc().getSubPath().isBlank()
-              ? "snapshot.db"
-              : source.getPvc().getSubPath();
-      args.add("--key=" + file);
-      args.add("--dir=" + SOURCE_MOUNT);
-      args.add("--uri-prefix=pvc://" + source.getPvc().getClaimName());
-      mounts.add(
-          new VolumeMountBuilder()
-              .withName(SOURCE_VOLUME)
-              .withMountPath(SOURCE_MOUNT)
-              .withReadOnly(true)
-              .build());
-    }
-    List<EnvVar> env = new ArrayList<>();
-    env.add(fieldEnv(Names.ENV_POD_NAME, "metadata.name"));
-    env.add(fieldEnv(Names.ENV_POD_NAMESPACE, "metadata.namespace"));
-    env.addAll(credentials(source));
-    return new ContainerBuilder()
-        .withName(RESTORE_CONTAINER)
-        .withImage(image)
-        .withImagePullPolicy("IfNotPresent")
-        .withArgs(args)
-        .withEnv(env)
-        .addNewEnvFrom()
-        .withNewConfigMapRef()
-        .withName(Names.clusterStateConfigMap(cluster))
-        .endConfigMapRef()
-        .endEnvFrom()
-        .withVolumeMounts(mounts)
-        .withTerminationMessagePolicy("FallbackToLogsOnError")
-        .withNewResources()
-        .withRequests(Map.of("cpu", new Quantity("100m"), "memory", new Quantity("256Mi")))
-        .withLimits(Map.of("memory", new Quantity("512Mi")))
-        .endResources()
-        .build();
-  }
-
-  /** The restore source's claim, read-only, when the source is a claim. */
-  public static Optional<Volume> restoreSourceVolume(BackupDestination source) {
-    return source.getPvc() == null
-        ? Optional.empty()
-        : Optional.of(
-            new VolumeBuilder()
-                .withName(SOURCE_VOLUME)
-                .withNewPersistentVolumeClaim(source.getPvc().getClaimName(), true)
+    args.add("archive");
+    args.add("--cluster=" + meta.getNamespace() + "/" + cluster);
+    args.add("--endpoint=" + Names.serviceUrl(meta.getNamespace(), cluster));
+    args.add("--backups=" + (backups.isEmpty() ? "." : backups));
+    args.add("--backup-prefix=" + meta.getName() + "-");
+    args.add("--log=" + changeLog(schedule));
+    args.add("--flush-ms=" + flushMs);
+    args.addAll(destinationArgs(d, CLAIM_MOUNT));
+    Pod pod =
+        pod(
+            null,
+            meta.getNamespace(),
+            Names.archiverPod(meta.getName()),
+            "archive",
+            args,
+            image,
+            d,
+            new OwnerReferenceBuilder()
+                .withApiVersion(EtcdCluster.API_VERSION)
+                .withKind(io.etcdoperator.api.v1alpha1.EtcdBackupSchedule.KIND)
+                .withName(meta.getName())
+                .withUid(meta.getUid())
+                .withController(true)
+                .withBlockOwnerDeletion(true)
                 .build());
+    pod.getMetadata().getLabels().remove(Names.BACKUP_LABEL);
+    pod.getMetadata().getLabels().put(Names.SCHEDULE_LABEL, meta.getName());
+    pod.getSpec().setRestartPolicy("Always");
+    return pod;
   }
 
-  /** How status names a restore source. */
-  public static String sourceUri(BackupDestination source) {
-    return source.getS3() != null
-        ? "s3://" + source.getS3().getBucket() + "/" + source.getS3().getKey()
-        : "pvc://"
-            + source.getPvc().getClaimName()
-            + "/"
-            + (source.getPvc().getSubPath() == null || source.getPvc().getSubPath().isBlank()
-                ? "snapshot.db"
-                : source.getPvc().getSubPath());
+  /** Where a schedule's continuous backup writes its change log, within its store. */
+  public static String changeLog(io.etcdoperator.api.v1alpha1.EtcdBackupSchedule schedule) {
+    BackupDestination d = schedule.getSpec().getDestination();
+    String prefix = d.getS3() != null ? prefix(d.getS3().getKey()) : "";
+    String log = schedule.getMetadata().getName() + ".changes";
+    return prefix.isEmpty() ? log : prefix + "/" + log;
   }
 
-  private static EnvVar fieldEnv(String name, String path) {
-    return new EnvVarBuilder()
-        .withName(name)
-        .withNewValueFrom()
-        .withNewFieldRef()
-        .withFieldPath(path)
-        .endFieldRef()
-        .endValueFrom()
-        .build();
+  private static String prefix(String key) {
+    String p = key == null ? "" : key.trim();
+    while (p.endsWith("/")) {
+      p = p.substring(0, p.length() - 1);
+    }
+    return p;
   }
 
   /** A backup's subPath is a directory within the claim. */

@@ -63,12 +63,14 @@ final class MemberPod {
     if (spec.getBootstrap() != null && spec.getBootstrap().getRestore() != null) {
       // the snapshot is restored before etcd starts; the agent does nothing once there is data
       var source = spec.getBootstrap().getRestore().getSource();
+      var pointInTime = spec.getBootstrap().getRestore().getPointInTime();
       podSpec.setInitContainers(
           new ArrayList<>(
-              List.of(BackupPods.restoreInitContainer(cluster, source, operatorImage))));
+              List.of(
+                  RestorePods.restoreInitContainer(cluster, source, pointInTime, operatorImage))));
       List<io.fabric8.kubernetes.api.model.Volume> volumes =
           new ArrayList<>(podSpec.getVolumes() == null ? List.of() : podSpec.getVolumes());
-      BackupPods.restoreSourceVolume(source).ifPresent(volumes::add);
+      RestorePods.restoreSourceVolume(source).ifPresent(volumes::add);
       podSpec.setVolumes(volumes);
     }
     if (user != null && user.getSpec() != null) {

@@ -148,6 +148,11 @@ public final class Names {
     return shorten(backup, "-backup");
   }
 
+  /** The pod of a schedule's continuous backup. */
+  public static String archiverPod(String schedule) {
+    return shorten(schedule, "-archiver");
+  }
+
   /** The pod that deletes an EtcdBackup's data. */
   public static String backupDeletePod(String backup) {
     return shorten(backup, "-delete");

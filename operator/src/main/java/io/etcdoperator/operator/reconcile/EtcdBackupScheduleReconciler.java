@@ -5,6 +5,7 @@ import io.etcdoperator.api.v1alpha1.EtcdBackupSchedule;
 import io.etcdoperator.api.v1alpha1.EtcdBackupScheduleSpec;
 import io.etcdoperator.api.v1alpha1.EtcdBackupSpec;
 import io.etcdoperator.api.v1alpha1.EtcdCluster;
+import io.etcdoperator.operator.model.BackupPods;
 import io.etcdoperator.operator.model.BackupSpecs;
 import io.etcdoperator.operator.model.Names;
 import io.etcdoperator.operator.plan.SchedulePlan;
@@ -40,9 +41,18 @@ import org.slf4j.LoggerFactory;
 public final class EtcdBackupScheduleReconciler implements Reconciler<EtcdBackupSchedule> {
   private static final Logger LOG = LoggerFactory.getLogger(EtcdBackupScheduleReconciler.class);
   private final Clock clock;
+  private final String image;
 
   public EtcdBackupScheduleReconciler(Clock clock) {
+    this(clock, Names.DEFAULT_OPERATOR_IMAGE);
+  }
+
+  /**
+   * @param image what the archiver pod of a continuous backup runs
+   */
+  public EtcdBackupScheduleReconciler(Clock clock, String image) {
     this.clock = clock;
+    this.image = image;
   }
 
   @Override
@@ -84,6 +94,7 @@ public final class EtcdBackupScheduleReconciler implements Reconciler<EtcdBackup
           name);
       client.resources(EtcdBackup.class).inNamespace(meta.getNamespace()).withName(name).delete();
     }
+    d.status().setChangeLog(archiver(client, schedule, d));
     if (!d.status().equals(schedule.getStatus())) {
       schedule.setStatus(d.status());
       try {
@@ -95,6 +106,51 @@ public final class EtcdBackupScheduleReconciler implements Reconciler<EtcdBackup
       }
     }
     return UpdateControl.<EtcdBackupSchedule>noUpdate().rescheduleAfter(d.requeueAfter());
+  }
+
+  /**
+   * Continuous backup: keeps the archiver pod running while {@code spec.continuous.enabled} (one
+   * pod of a fixed name, so never two writers of the log; a pod that ended is replaced), deletes it
+   * otherwise; returns where the change log is, or null.
+   */
+  private String archiver(
+      KubernetesClient client, EtcdBackupSchedule schedule, SchedulePlan.Decision d) {
+    var meta = schedule.getMetadata();
+    var pods = client.pods().inNamespace(meta.getNamespace());
+    var pod = pods.withName(Names.archiverPod(meta.getName())).get();
+    var continuous = schedule.getSpec().getContinuous();
+    boolean valid =
+        d.status().getConditions().stream()
+            .noneMatch(c -> "Ready".equals(c.getType()) && "False".equals(c.getStatus()));
+    if (continuous == null || !Boolean.TRUE.equals(continuous.getEnabled()) || !valid) {
+      if (pod != null) {
+        pods.withName(pod.getMetadata().getName()).delete();
+      }
+      return null;
+    }
+    String phase = pod == null || pod.getStatus() == null ? null : pod.getStatus().getPhase();
+    if (pod == null) {
+      try {
+        client.resource(BackupPods.archiver(schedule, image)).create();
+      } catch (KubernetesClientException e) {
+        if (e.getCode() != 409) {
+          throw e;
+        }
+      }
+    } else if ("Failed".equals(phase) || "Succeeded".equals(phase)) {
+      pods.withName(pod.getMetadata().getName()).delete();
+    }
+    var dest = schedule.getSpec().getDestination();
+    String log = BackupPods.changeLog(schedule);
+    return dest.getS3() != null
+        ? "s3://" + dest.getS3().getBucket() + "/" + log
+        : "pvc://"
+            + dest.getPvc().getClaimName()
+            + (dest.getPvc().getSubPath() == null || dest.getPvc().getSubPath().isBlank()
+                ? ""
+                : "/" + dest.getPvc().getSubPath())
+            + "/"
+            + log;
   }
 
   private SchedulePlan.View view(EtcdBackupSchedule schedule, List<EtcdBackup> owned) {
