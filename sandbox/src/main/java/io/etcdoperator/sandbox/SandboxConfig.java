@@ -31,11 +31,41 @@ public record SandboxConfig(
   public static SandboxConfig defaults(Path stateDir) {
     return new SandboxConfig(
         stateDir.toAbsolutePath().normalize(),
-        "/usr/bin/etcd",
+        defaultEtcdBinary(),
         Duration.ofSeconds(10),
         Duration.ofMinutes(5),
         Duration.ofSeconds(30),
         Duration.ofSeconds(1));
+  }
+
+  /**
+   * Debian's {@code /usr/bin/etcd}, or, when it is not installed, the 3.4 binary
+   * scripts/ensure-etcd unpacks under {@code .cache/etcd} (found from the working directory up).
+   */
+  static String defaultEtcdBinary() {
+    String debian = "/usr/bin/etcd";
+    if (java.nio.file.Files.isExecutable(Path.of(debian))) {
+      return debian;
+    }
+    for (Path d = Path.of("").toAbsolutePath(); d != null; d = d.getParent()) {
+      Path cache = d.resolve(".cache/etcd");
+      if (java.nio.file.Files.isDirectory(cache)) {
+        try (var versions = java.nio.file.Files.list(cache)) {
+          var bin =
+              versions
+                  .filter(v -> v.getFileName().toString().startsWith("3.4."))
+                  .map(v -> v.resolve("bin/etcd"))
+                  .filter(java.nio.file.Files::isExecutable)
+                  .findFirst();
+          if (bin.isPresent()) {
+            return bin.get().toString();
+          }
+        } catch (java.io.IOException e) {
+          // look further up
+        }
+      }
+    }
+    return debian;
   }
 
   public SandboxConfig withRestartBackoff(Duration base, Duration max) {

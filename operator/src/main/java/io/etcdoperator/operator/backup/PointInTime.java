@@ -63,7 +63,7 @@ final class PointInTime {
     String clientUrl = "http://127.0.0.1:" + client;
     Path data = work.resolve("pitr.etcd");
     tools.restore(base, data, "pitr", "pitr=" + peerUrl, "pitr", peerUrl);
-    Process etcdProcess =
+    ProcessBuilder builder =
         new ProcessBuilder(
                 tools.etcd(),
                 "--name=pitr",
@@ -74,8 +74,11 @@ final class PointInTime {
                 "--initial-advertise-peer-urls=" + peerUrl,
                 "--initial-cluster=pitr=" + peerUrl)
             .redirectErrorStream(true)
-            .redirectOutput(work.resolve("pitr-etcd.log").toFile())
-            .start();
+            .redirectOutput(work.resolve("pitr-etcd.log").toFile());
+    // etcd takes ETCD_* variables for flags: the member's own (from the cluster-state ConfigMap)
+    // would clash with this scratch etcd's flags, and etcd refuses to start on a clash
+    builder.environment().keySet().removeIf(k -> k.startsWith("ETCD_"));
+    Process etcdProcess = builder.start();
     String key = "pitr/" + client;
     try {
       long b = awaitRevision(key, clientUrl, etcdProcess);

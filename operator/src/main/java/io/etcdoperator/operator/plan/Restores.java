@@ -84,10 +84,15 @@ final class Restores {
     return uri + "@" + revision + "@" + sha + "@" + when;
   }
 
-  /** status.restore from the ConfigMap's record. */
+  /**
+   * status.restore from the ConfigMap's record, or from a member's restore seen now (the record is
+   * written by this very reconcile).
+   */
   static RestoreStatus status(ClusterView view) {
     Optional<String> recorded =
-        view.clusterState().flatMap(c -> c.annotation(Names.RESTORED_FROM_ANNOTATION));
+        view.clusterState()
+            .flatMap(c -> c.annotation(Names.RESTORED_FROM_ANNOTATION))
+            .or(() -> record(view));
     if (recorded.isEmpty()) {
       return null;
     }

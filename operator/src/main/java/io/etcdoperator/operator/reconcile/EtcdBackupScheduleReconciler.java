@@ -4,13 +4,11 @@ import io.etcdoperator.api.v1alpha1.EtcdBackup;
 import io.etcdoperator.api.v1alpha1.EtcdBackupSchedule;
 import io.etcdoperator.api.v1alpha1.EtcdBackupScheduleSpec;
 import io.etcdoperator.api.v1alpha1.EtcdBackupSpec;
-import io.etcdoperator.api.v1alpha1.EtcdCluster;
 import io.etcdoperator.operator.model.BackupPods;
 import io.etcdoperator.operator.model.BackupSpecs;
 import io.etcdoperator.operator.model.Names;
 import io.etcdoperator.operator.plan.SchedulePlan;
 import io.fabric8.kubernetes.api.model.Condition;
-import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
@@ -34,9 +32,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The EtcdBackupSchedule controller: reads the schedule and the EtcdBackups it owns (by label),
  * asks {@link SchedulePlan} (pure) what to create and delete, does it, and writes the status. The
- * backups it creates carry the schedule's label, the firing in an annotation, an owner reference
- * (deleting the schedule deletes them) and {@value Names#DELETE_DATA_ANNOTATION} (deleting one
- * deletes its data).
+ * backups it creates carry the schedule's label, the firing in an annotation and {@value
+ * Names#DELETE_DATA_ANNOTATION} (deleting one deletes its data, as retention does); they have no
+ * owner reference, so that deleting the schedule keeps them and their data.
  */
 public final class EtcdBackupScheduleReconciler implements Reconciler<EtcdBackupSchedule> {
   private static final Logger LOG = LoggerFactory.getLogger(EtcdBackupScheduleReconciler.class);
@@ -225,17 +223,7 @@ public final class EtcdBackupScheduleReconciler implements Reconciler<EtcdBackup
                 c.scheduledAt().toString(),
                 Names.DELETE_DATA_ANNOTATION,
                 "true"));
-    b.getMetadata()
-        .setOwnerReferences(
-            List.of(
-                new OwnerReferenceBuilder()
-                    .withApiVersion(EtcdCluster.API_VERSION)
-                    .withKind(EtcdBackupSchedule.KIND)
-                    .withName(meta.getName())
-                    .withUid(meta.getUid())
-                    .withController(true)
-                    .withBlockOwnerDeletion(true)
-                    .build()));
+    // no owner reference: deleting the schedule keeps its backups and their data
     EtcdBackupSpec spec = new EtcdBackupSpec();
     spec.setClusterRef(schedule.getSpec().getClusterRef());
     spec.setDestination(schedule.getSpec().getDestination());

@@ -48,16 +48,9 @@ class BackupE2EIT {
   @BeforeAll
   static void start() throws Exception {
     s3 = S3ProxyServer.start(dir.resolve("s3"), BUCKET);
-    SandboxConfig defaults = SandboxConfig.defaults(dir.resolve("sandbox"));
     e2e =
         E2E.start(
-            new SandboxConfig(
-                    defaults.stateDir(),
-                    etcdBinary(defaults.etcdBinary()),
-                    defaults.restartBackoff(),
-                    defaults.maxRestartBackoff(),
-                    defaults.maxGracePeriod(),
-                    defaults.resync())
+            SandboxConfig.defaults(dir.resolve("sandbox"))
                 .withRestartBackoff(Duration.ofSeconds(1), Duration.ofSeconds(5)));
     e2e.apply(Cluster.THREE_MEMBERS);
     test = new Cluster(e2e, "test");
@@ -79,33 +72,6 @@ class BackupE2EIT {
                 .endSpec()
                 .build())
         .create();
-  }
-
-  /**
-   * The sandbox's etcd binary, or the 3.4 one scripts/ensure-etcd unpacks under .cache/etcd when
-   * that is missing (the sandbox's choice of binary comes with main's etcd 3.5 work).
-   */
-  static String etcdBinary(String configured) throws Exception {
-    if (Files.isExecutable(Path.of(configured))) {
-      return configured;
-    }
-    for (Path d = Path.of("").toAbsolutePath(); d != null; d = d.getParent()) {
-      Path cache = d.resolve(".cache/etcd");
-      if (Files.isDirectory(cache)) {
-        try (var versions = Files.list(cache)) {
-          Optional<Path> bin =
-              versions
-                  .filter(v -> v.getFileName().toString().startsWith("3.4."))
-                  .map(v -> v.resolve("bin/etcd"))
-                  .filter(Files::isExecutable)
-                  .findFirst();
-          if (bin.isPresent()) {
-            return bin.get().toString();
-          }
-        }
-      }
-    }
-    return configured;
   }
 
   @AfterAll
@@ -569,6 +535,7 @@ class BackupE2EIT {
     EtcdBackupSchedule schedule =
         e2e.client().resources(EtcdBackupSchedule.class).inNamespace(E2E.NS).withName("pitr").get();
     assertThat(schedule.getStatus().getChangeLog()).isEqualTo("s3://backups/pitr/pitr.changes");
+    // deleting the schedule stops its archiver and keeps its backups and their data
     e2e.client().resources(EtcdBackupSchedule.class).inNamespace(E2E.NS).withName("pitr").delete();
     String restored =
         restoredCluster("pitr-restored", 1, "pitr/" + base.getMetadata().getName() + ".db")
@@ -580,7 +547,11 @@ class BackupE2EIT {
                 .formatted(target)
                 .indent(2);
     e2e.apply(restored);
-    e2e.awaitReady("pitr-restored", Duration.ofMinutes(3));
+    try {
+      e2e.awaitReady("pitr-restored", Duration.ofMinutes(3));
+    } catch (org.awaitility.core.ConditionTimeoutException e) {
+      throw new AssertionError("not Ready: " + e2e.status("pitr-restored").getConditions(), e);
+    }
     assertThat(e2e.status("pitr-restored").getRestore().getRevision()).isEqualTo(target);
     try (io.etcdoperator.testing.EtcdKv kv =
         new io.etcdoperator.testing.EtcdKv(Duration.ofSeconds(5))) {
