@@ -168,6 +168,62 @@ class BackupAgentIT {
   }
 
   @Test
+  void aMemberThatDiesMidStreamFailsTheBackupAndLeavesNothing() throws Exception {
+    // a member of its own, so that the other tests keep theirs
+    try (LocalEtcdCluster other = LocalEtcdCluster.builder().members(1).start();
+        S3ProxyServer s3 = S3ProxyServer.start(dir.resolve("s3-member-dies"), BUCKET);
+        S3Store store = store(s3, S3ProxyServer.SECRET_KEY)) {
+      other.awaitHealthy(Duration.ofSeconds(30));
+      String value = "y".repeat(120 * 1024);
+      for (int i = 0; i < 100; i++) {
+        kv.put(other.member(0).clientUrl(), "k" + i, value);
+      }
+      java.util.concurrent.atomic.AtomicBoolean killed =
+          new java.util.concurrent.atomic.AtomicBoolean();
+      SnapshotStore dying =
+          new ForwardingStore(store) {
+            @Override
+            public Upload upload(String key) throws IOException {
+              Upload real = store.upload(key);
+              AtomicLong written = new AtomicLong();
+              return new Upload() {
+                @Override
+                public void write(byte[] b, int off, int len) throws IOException {
+                  // the member dies (a roll, a crash) once a megabyte of its snapshot came
+                  if (written.addAndGet(len) > 1024 * 1024 && killed.compareAndSet(false, true)) {
+                    other.member(0).kill();
+                  }
+                  real.write(b, off, len);
+                }
+
+                @Override
+                public void write(int b) throws IOException {
+                  real.write(b);
+                }
+
+                @Override
+                protected void doCommit() throws IOException {
+                  real.commit();
+                }
+
+                @Override
+                protected void doAbort() {
+                  real.abort();
+                }
+              };
+            }
+          };
+      var request =
+          new BackupAgent.Request("it/other", "o-0", other.member(0).clientUrl(), "dies.db");
+      assertThatThrownBy(() -> new BackupAgent(etcd, Clock.systemUTC()).run(request, dying))
+          .isInstanceOfAny(io.etcdoperator.operator.etcd.EtcdException.class, IOException.class);
+      assertThat(killed).isTrue();
+      assertThat(store.size("dies.db")).isEmpty();
+      assertThat(store.size("dies.db.manifest.json")).isEmpty();
+    }
+  }
+
+  @Test
   void wrongCredentialsAreNamed() throws Exception {
     try (S3ProxyServer s3 = S3ProxyServer.start(dir.resolve("s3-creds"), BUCKET);
         S3Store store = store(s3, "not-the-secret")) {
