@@ -4,15 +4,10 @@ import io.etcdoperator.operator.etcd.EtcdService;
 import io.etcdoperator.operator.etcd.EtcdStatus;
 import io.etcdoperator.operator.etcd.SnapshotResult;
 import io.etcdoperator.operator.model.Manifest;
-import java.io.FilterOutputStream;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HexFormat;
 
 /**
  * Takes one backup: what the agent pod of an EtcdBackup runs.
@@ -31,8 +26,9 @@ import java.util.HexFormat;
  *   <li>Ask the member its status: cluster ID, member ID, version, revision R. Every write up to R
  *       is in the snapshot taken after it.
  *   <li>Open an upload under the snapshot's key: nothing is visible under that key until step 4.
- *   <li>Stream {@code Maintenance.Snapshot} into it, hashing the whole file on the way; etcd's
- *       trailing sha256 is checked when the stream ends ({@link EtcdService#snapshot}).
+ *   <li>Stream {@code Maintenance.Snapshot} into it; etcd's trailing sha256 is checked when the
+ *       stream ends, and the file's own sha256 comes from the same pass ({@link
+ *       EtcdService#snapshot}).
  *   <li>Commit the upload (complete the multipart upload, or rename the file into place).
  *   <li>Write the manifest last. A snapshot without its manifest may come from a backup that died
  *       before this step; the operator calls a backup Complete only from the manifest the agent
@@ -104,11 +100,9 @@ public final class BackupAgent {
             + ") to "
             + store.uri(request.snapshotKey()));
     SnapshotResult result;
-    Hashing out;
     try (SnapshotStore.Upload upload = store.upload(request.snapshotKey())) {
-      out = new Hashing(upload);
       result =
-          etcd.snapshot(request.cluster(), request.clientUrl(), out, IDLE_TIMEOUT, MAX_DURATION);
+          etcd.snapshot(request.cluster(), request.clientUrl(), upload, IDLE_TIMEOUT, MAX_DURATION);
       upload.commit();
     }
     Instant done = clock.instant();
@@ -119,7 +113,7 @@ public final class BackupAgent {
             request.snapshotKey(),
             store.uri(request.snapshotKey()),
             result.sizeBytes(),
-            out.hex(),
+            result.fileSha256(),
             result.databaseSha256(),
             status.revision(),
             Long.toHexString(status.clusterId()),
@@ -134,7 +128,7 @@ public final class BackupAgent {
         "wrote "
             + result.sizeBytes()
             + " bytes (sha256 "
-            + out.hex()
+            + result.fileSha256()
             + ") and the manifest in "
             + manifest.durationMillis()
             + " ms");
@@ -145,41 +139,5 @@ public final class BackupAgent {
   public static void delete(SnapshotStore store, String snapshotKey) throws IOException {
     store.delete(Manifest.keyFor(snapshotKey));
     store.delete(snapshotKey);
-  }
-
-  /** Passes bytes on and hashes them. */
-  static final class Hashing extends FilterOutputStream {
-    private final MessageDigest digest;
-
-    Hashing(OutputStream out) {
-      super(out);
-      try {
-        digest = MessageDigest.getInstance("SHA-256");
-      } catch (NoSuchAlgorithmException e) {
-        throw new IllegalStateException(e);
-      }
-    }
-
-    @Override
-    public void write(int b) throws IOException {
-      out.write(b);
-      digest.update((byte) b);
-    }
-
-    @Override
-    public void write(byte[] b, int off, int len) throws IOException {
-      out.write(b, off, len);
-      digest.update(b, off, len);
-    }
-
-    private String hex;
-
-    /** The hash of everything written; call once writing is done. */
-    String hex() {
-      if (hex == null) {
-        hex = HexFormat.of().formatHex(digest.digest());
-      }
-      return hex;
-    }
   }
 }

@@ -160,6 +160,14 @@ final class SnapshotStream {
             "etcd announced a " + announced + "-byte database but sent " + dbSize + " bytes",
             null);
       }
+      // the file's own hash (database and trailer) from the same pass: go on from a copy
+      MessageDigest whole;
+      try {
+        whole = (MessageDigest) digest.clone();
+      } catch (CloneNotSupportedException e) {
+        throw new IllegalStateException(e);
+      }
+      whole.update(window, 0, SHA_SIZE);
       byte[] computed = digest.digest();
       if (!MessageDigest.isEqual(computed, window)) {
         throw new EtcdException(
@@ -171,7 +179,11 @@ final class SnapshotStream {
                 + HexFormat.of().formatHex(computed),
             null);
       }
-      return new SnapshotResult(written, HexFormat.of().formatHex(window), took);
+      return new SnapshotResult(
+          written,
+          HexFormat.of().formatHex(window),
+          HexFormat.of().formatHex(whole.digest()),
+          took);
     }
   }
 }

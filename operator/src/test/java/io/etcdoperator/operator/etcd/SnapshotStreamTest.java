@@ -39,6 +39,9 @@ class SnapshotStreamTest {
     assertThat(feed(all, 8192, 8192).databaseSha256()).isEqualTo(sha);
     assertThat(feed(all, 8192, 1, 2, 31, 4000, 8190, 8200, 8223).databaseSha256()).isEqualTo(sha);
     assertThat(feed(all, -1).sizeBytes()).isEqualTo(8224);
+    // the file's own hash comes from the same pass
+    assertThat(feed(all, 8192, 100, 8200).fileSha256())
+        .isEqualTo(HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(all)));
   }
 
   @Test
