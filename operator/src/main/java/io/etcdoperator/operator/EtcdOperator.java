@@ -1,6 +1,6 @@
 package io.etcdoperator.operator;
 
-import io.etcdoperator.operator.etcd.EtcdMetrics;
+import io.etcdoperator.operator.etcd.EtcdHttp;
 import io.etcdoperator.operator.etcd.EtcdService;
 import io.etcdoperator.operator.etcd.EtcdServiceConfig;
 import io.etcdoperator.operator.etcd.JetcdEtcdService;
@@ -109,7 +109,7 @@ public final class EtcdOperator implements AutoCloseable {
             etcd,
             // Metrics are read only when no member sees a leader, after the probe: a third of the
             // deadline keeps a frozen member from costing a second full one.
-            new EtcdMetrics(settings.etcdDeadline().dividedBy(3)),
+            new EtcdHttp(settings.etcdDeadline().dividedBy(3)),
             Clock.systemUTC(),
             settings.quorumLossAlarm(),
             settings.callHook(),
@@ -119,7 +119,7 @@ public final class EtcdOperator implements AutoCloseable {
             c.settingNamespaces(settings.namespaces());
           }
         });
-    EtcdMetrics backupMetrics = new EtcdMetrics(settings.etcdDeadline().dividedBy(3));
+    EtcdHttp backupMetrics = new EtcdHttp(settings.etcdDeadline().dividedBy(3));
     operator.register(
         new EtcdBackupReconciler(etcd, backupMetrics, Clock.systemUTC(), settings.operatorImage()),
         c -> {

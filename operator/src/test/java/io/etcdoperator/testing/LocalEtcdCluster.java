@@ -34,8 +34,9 @@ import java.util.stream.Collectors;
  * cluster started (frozen ones included) and deletes the data directories; logs are kept. A JVM
  * shutdown hook kills whatever a test forgot to close. The base directory is {@code
  * target/local-etcd} when the working directory has a {@code target/} (Maven), else the temporary
- * directory; the system property {@code local.etcd.dir} overrides it, {@code local.etcd.binary}
- * overrides the binary ({@code etcd} on the PATH).
+ * directory; the system property {@code local.etcd.dir} overrides it. Members run etcd {@link
+ * EtcdBinaries#DEFAULT} unless {@link Builder#version} says otherwise; {@code local.etcd.binary}
+ * overrides the binary.
  */
 public final class LocalEtcdCluster implements AutoCloseable {
   private final String name;
@@ -169,8 +170,15 @@ public final class LocalEtcdCluster implements AutoCloseable {
     private Duration heartbeat = Duration.ofMillis(100);
     private Duration electionTimeout = Duration.ofMillis(1000);
     private final List<String> extraArgs = new ArrayList<>();
+    private String binary = System.getProperty("local.etcd.binary");
 
     private Builder() {}
+
+    /** The etcd version to run ("3.4", "3.5"; default {@link EtcdBinaries#DEFAULT}). */
+    public Builder version(String majorMinor) {
+      this.binary = EtcdBinaries.etcd(majorMinor);
+      return this;
+    }
 
     /** The cluster's name; members are named {@code <name>-0 .. <name>-(n-1)} by default. */
     public Builder name(String clusterName) {
@@ -226,7 +234,7 @@ public final class LocalEtcdCluster implements AutoCloseable {
       }
       Settings settings =
           new Settings(
-              System.getProperty("local.etcd.binary", "etcd"),
+              binary != null ? binary : EtcdBinaries.etcd(EtcdBinaries.DEFAULT),
               heartbeat,
               electionTimeout,
               extraArgs);

@@ -77,6 +77,9 @@ public final class RecordingWriter implements AutoCloseable {
   private final long startNanos;
   private final Instant startInstant;
   private volatile long stopNanos = -1;
+  private volatile boolean paused;
+  private final java.util.concurrent.locks.ReentrantLock inFlight =
+      new java.util.concurrent.locks.ReentrantLock();
   private WriterReport report;
 
   /** How a writer writes and checks; see {@link Builder} for each field. */
@@ -143,6 +146,23 @@ public final class RecordingWriter implements AutoCloseable {
       marks.add(new Mark(label, at));
     }
     return at;
+  }
+
+  /**
+   * Writes nothing until {@link #resume}: returns once the put in flight (if any) has finished, so
+   * that nothing reaches the cluster meanwhile. For a test that needs a quiet cluster for a moment
+   * (a member that restarts without its data panics only if its leader's first message is a
+   * heartbeat, not an append).
+   */
+  public void pause() {
+    paused = true;
+    inFlight.lock();
+    inFlight.unlock();
+  }
+
+  /** Writes again after {@link #pause}. */
+  public void resume() {
+    paused = false;
   }
 
   /** Stops writing (waits for the put in flight, at most one deadline). Idempotent. */
@@ -226,7 +246,17 @@ public final class RecordingWriter implements AutoCloseable {
         if (stopSignal.getCount() == 0 || System.nanoTime() >= end) {
           return;
         }
-        attempt(seq);
+        inFlight.lock();
+        try {
+          if (paused) {
+            seq--;
+            next = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(10);
+            continue;
+          }
+          attempt(seq);
+        } finally {
+          inFlight.unlock();
+        }
         next = Math.max(next + interval, System.nanoTime());
       }
     } catch (InterruptedException e) {

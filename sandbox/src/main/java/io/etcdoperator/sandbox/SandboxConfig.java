@@ -13,7 +13,8 @@ import java.util.HexFormat;
  * grace period as the pod says up to 30 s); tests shorten them.
  *
  * @param stateDir where everything of this sandbox lives (PVC directories, logs, kubeconfig)
- * @param etcdBinary the etcd binary that etcd containers run, whatever their image
+ * @param etcdBinaries where the etcd versions that etcd images run are unpacked (see {@link
+ *     io.etcdoperator.sandbox.kubelet.EtcdImages})
  * @param restartBackoff the first non-zero restart delay of a crashing container
  * @param maxRestartBackoff the cap of the restart delay
  * @param maxGracePeriod the longest a stopping container gets between SIGTERM and SIGKILL
@@ -21,60 +22,30 @@ import java.util.HexFormat;
  */
 public record SandboxConfig(
     Path stateDir,
-    String etcdBinary,
+    Path etcdBinaries,
     Duration restartBackoff,
     Duration maxRestartBackoff,
     Duration maxGracePeriod,
     Duration resync) {
 
-  /** A real cluster's timings, the local etcd binary, and the given state directory. */
+  /** A real cluster's timings, the local etcd versions, and the given state directory. */
   public static SandboxConfig defaults(Path stateDir) {
     return new SandboxConfig(
         stateDir.toAbsolutePath().normalize(),
-        defaultEtcdBinary(),
+        io.etcdoperator.sandbox.kubelet.EtcdImages.defaultDirectory(),
         Duration.ofSeconds(10),
         Duration.ofMinutes(5),
         Duration.ofSeconds(30),
         Duration.ofSeconds(1));
   }
 
-  /**
-   * Debian's {@code /usr/bin/etcd}, or, when it is not installed, the 3.4 binary
-   * scripts/ensure-etcd unpacks under {@code .cache/etcd} (found from the working directory up).
-   */
-  static String defaultEtcdBinary() {
-    String debian = "/usr/bin/etcd";
-    if (java.nio.file.Files.isExecutable(Path.of(debian))) {
-      return debian;
-    }
-    for (Path d = Path.of("").toAbsolutePath(); d != null; d = d.getParent()) {
-      Path cache = d.resolve(".cache/etcd");
-      if (java.nio.file.Files.isDirectory(cache)) {
-        try (var versions = java.nio.file.Files.list(cache)) {
-          var bin =
-              versions
-                  .filter(v -> v.getFileName().toString().startsWith("3.4."))
-                  .map(v -> v.resolve("bin/etcd"))
-                  .filter(java.nio.file.Files::isExecutable)
-                  .findFirst();
-          if (bin.isPresent()) {
-            return bin.get().toString();
-          }
-        } catch (java.io.IOException e) {
-          // look further up
-        }
-      }
-    }
-    return debian;
-  }
-
   public SandboxConfig withRestartBackoff(Duration base, Duration max) {
-    return new SandboxConfig(stateDir, etcdBinary, base, max, maxGracePeriod, resync);
+    return new SandboxConfig(stateDir, etcdBinaries, base, max, maxGracePeriod, resync);
   }
 
   public SandboxConfig withMaxGracePeriod(Duration grace) {
     return new SandboxConfig(
-        stateDir, etcdBinary, restartBackoff, maxRestartBackoff, grace, resync);
+        stateDir, etcdBinaries, restartBackoff, maxRestartBackoff, grace, resync);
   }
 
   /** The tag every process of a sandbox in this state directory carries (see ProcessSweeper). */

@@ -92,6 +92,41 @@ class StatefulSetIT {
   }
 
   @Test
+  void deletedWithCascadeOrphanItsPodsStayAndASetOfTheSameNameAdoptsThem() {
+    create(sleeper("orphans", 2));
+    awaitReady("orphans", 2);
+    String uid0 = pod("orphans-0").getMetadata().getUid();
+    String uid1 = pod("orphans-1").getMetadata().getUid();
+    k.apps()
+        .statefulSets()
+        .inNamespace("default")
+        .withName("orphans")
+        .withPropagationPolicy(io.fabric8.kubernetes.api.model.DeletionPropagation.ORPHAN)
+        .delete();
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () -> k.apps().statefulSets().inNamespace("default").withName("orphans").get() == null);
+    assertThat(pod("orphans-0").getMetadata().getOwnerReferences()).isEmpty();
+    // The garbage collector does not take them (their owner reference is gone).
+    await()
+        .during(Duration.ofSeconds(3))
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> pod("orphans-0") != null && pod("orphans-1") != null);
+    k.apps().statefulSets().resource(sleeper("orphans", 2)).create();
+    StatefulSet adopter = k.apps().statefulSets().inNamespace("default").withName("orphans").get();
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(
+            () ->
+                assertThat(pod("orphans-0").getMetadata().getOwnerReferences())
+                    .anyMatch(r -> r.getUid().equals(adopter.getMetadata().getUid())));
+    awaitReady("orphans", 2);
+    assertThat(pod("orphans-0").getMetadata().getUid()).isEqualTo(uid0);
+    assertThat(pod("orphans-1").getMetadata().getUid()).isEqualTo(uid1);
+  }
+
+  @Test
   void podsHaveOrdinalNamesAndClaimsFromTemplates() {
     create(sleeper("web", 3));
     awaitReady("web", 3);

@@ -38,6 +38,10 @@ import io.fabric8.kubernetes.model.annotation.Version;
     jsonPath = ".status.leader",
     type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(
+    name = "Version",
+    jsonPath = ".status.clusterVersion",
+    type = AdditionalPrinterColumn.Type.STRING)
+@AdditionalPrinterColumn(
     name = "ClusterID",
     jsonPath = ".status.clusterID",
     type = AdditionalPrinterColumn.Type.STRING,

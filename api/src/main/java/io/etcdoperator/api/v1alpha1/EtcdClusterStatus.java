@@ -19,6 +19,7 @@ import java.util.Objects;
   "observedGeneration",
   "conditions",
   "clusterID",
+  "clusterVersion",
   "leader",
   "replicas",
   "readyMembers",
@@ -37,6 +38,11 @@ public class EtcdClusterStatus {
 
   @JsonPropertyDescription("The etcd cluster ID (hex) reported by the members.")
   private String clusterID;
+
+  @JsonPropertyDescription(
+      "The cluster version etcd reports (the version every member runs at least; etcd raises it"
+          + " once all members run a newer one and never lowers it).")
+  private String clusterVersion;
 
   @JsonPropertyDescription("Name of the member that leads, if any.")
   private String leader;
@@ -87,6 +93,14 @@ public class EtcdClusterStatus {
 
   public void setClusterID(String clusterID) {
     this.clusterID = clusterID;
+  }
+
+  public String getClusterVersion() {
+    return clusterVersion;
+  }
+
+  public void setClusterVersion(String clusterVersion) {
+    this.clusterVersion = clusterVersion;
   }
 
   public String getLeader() {
@@ -151,6 +165,7 @@ public class EtcdClusterStatus {
         && Objects.equals(observedGeneration, s.observedGeneration)
         && Objects.equals(conditions, s.conditions)
         && Objects.equals(clusterID, s.clusterID)
+        && Objects.equals(clusterVersion, s.clusterVersion)
         && Objects.equals(leader, s.leader)
         && Objects.equals(replicas, s.replicas)
         && Objects.equals(readyMembers, s.readyMembers)
@@ -166,6 +181,7 @@ public class EtcdClusterStatus {
         observedGeneration,
         conditions,
         clusterID,
+        clusterVersion,
         leader,
         replicas,
         readyMembers,

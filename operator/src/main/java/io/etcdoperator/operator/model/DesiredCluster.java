@@ -36,6 +36,7 @@ public record DesiredCluster(Target target, Optional<EtcdClusterModel> model) {
               model.podTemplateHash(),
               model.usesPersistentStorage(),
               model.clusterToken(),
+              model.etcdImage(),
               model.restoreSource().map(RestorePods::sourceUri));
       return new DesiredCluster(
           Target.valid(meta.getNamespace(), meta.getName(), generation, desired)

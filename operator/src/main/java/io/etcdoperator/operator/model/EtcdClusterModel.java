@@ -122,6 +122,15 @@ public final class EtcdClusterModel {
         : Optional.ofNullable(spec.getBootstrap().getRestore().getSource());
   }
 
+  /** The image of the etcd container, as the pod template has it. */
+  public String etcdImage() {
+    return podTemplate.getSpec().getContainers().stream()
+        .filter(c -> Names.ETCD_CONTAINER.equals(c.getName()))
+        .map(Container::getImage)
+        .findFirst()
+        .orElseThrow();
+  }
+
   public boolean usesPersistentStorage() {
     return DataStorage.persistent(spec);
   }
@@ -256,14 +265,21 @@ public final class EtcdClusterModel {
   }
 
   /**
-   * The merge patch that marks a claim with the member whose data it holds ({@value
-   * Names#MEMBER_ID_ANNOTATION}, hex), so that a claim a former member leaves behind is known
-   * later.
+   * The merge patch that marks a claim with the member whose data it holds and that member's
+   * cluster ({@value Names#MEMBER_ID_ANNOTATION}, {@value Names#CLUSTER_ID_ANNOTATION}, hex): a
+   * claim a former member leaves behind is known for what it is, and the cluster's history survives
+   * the loss of its ConfigMap.
    */
-  public static Map<String, Object> claimMark(long memberId) {
+  public static Map<String, Object> claimMark(long memberId, long clusterId) {
     return Map.of(
         "metadata",
-        Map.of("annotations", Map.of(Names.MEMBER_ID_ANNOTATION, Long.toHexString(memberId))));
+        Map.of(
+            "annotations",
+            Map.of(
+                Names.MEMBER_ID_ANNOTATION,
+                Long.toHexString(memberId),
+                Names.CLUSTER_ID_ANNOTATION,
+                Long.toHexString(clusterId))));
   }
 
   /**

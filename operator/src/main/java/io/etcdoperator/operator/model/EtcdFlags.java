@@ -17,7 +17,7 @@ import java.util.TreeMap;
  * and a TLS flag alone would make members unreachable by the operator's {@code http://} URLs.
  */
 final class EtcdFlags {
-  static final String DEFAULT_IMAGE = "quay.io/coreos/etcd:v3.5.17";
+  static final String DEFAULT_IMAGE = "quay.io/coreos/etcd:v3.5.30";
   static final String COMMAND = "etcd";
 
   private static final String IDENTITY = "member identity and data location";

@@ -79,8 +79,9 @@ public final class Names {
   public static final String REBUILT_FROM_ANNOTATION = ANNOTATION_PREFIX + "rebuilt-from";
 
   /**
-   * On the cluster-state ConfigMap: the cluster ID (hex) the cluster formed with, recorded once a
-   * quorum was seen. Members answering with another ID are another cluster, never this one.
+   * On the cluster-state ConfigMap and on every data claim: the cluster ID (hex) the cluster formed
+   * with, recorded once a quorum was seen. Members answering with another ID are another cluster,
+   * never this one. The claims' copy outlives the ConfigMap.
    */
   public static final String CLUSTER_ID_ANNOTATION = ANNOTATION_PREFIX + "cluster-id";
 

@@ -62,6 +62,7 @@ public record Target(
    * @param podTemplateHash hash of the pod template members should run
    * @param persistentStorage data in claims (else emptyDir, lost with the pod)
    * @param clusterToken the initial-cluster token of this incarnation of the cluster
+   * @param image the etcd container's image
    * @param restoreFrom the snapshot every member starts from ({@code spec.bootstrap.restore}), as a
    *     URI; empty: the cluster starts empty
    */
@@ -70,10 +71,20 @@ public record Target(
       String podTemplateHash,
       boolean persistentStorage,
       String clusterToken,
+      String image,
       Optional<String> restoreFrom) {
     public Desired(
-        int replicas, String podTemplateHash, boolean persistentStorage, String clusterToken) {
-      this(replicas, podTemplateHash, persistentStorage, clusterToken, Optional.empty());
+        int replicas,
+        String podTemplateHash,
+        boolean persistentStorage,
+        String clusterToken,
+        String image) {
+      this(replicas, podTemplateHash, persistentStorage, clusterToken, image, Optional.empty());
+    }
+
+    /** The etcd version the image's tag names; empty for a tag that is no version. */
+    public java.util.Optional<EtcdVersion> etcdVersion() {
+      return EtcdVersion.ofImage(image);
     }
   }
 

@@ -1,7 +1,7 @@
 package io.etcdoperator.operator.observe;
 
 import io.etcdoperator.operator.etcd.ClusterProbe;
-import io.etcdoperator.operator.etcd.EtcdMetrics;
+import io.etcdoperator.operator.etcd.EtcdHttp;
 import io.etcdoperator.operator.etcd.EtcdService;
 import io.etcdoperator.operator.etcd.ProbeFailure;
 import io.etcdoperator.operator.model.ClusterState;
@@ -13,6 +13,7 @@ import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import java.time.Clock;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.SortedMap;
@@ -33,10 +34,10 @@ import org.slf4j.LoggerFactory;
 public final class ClusterObserver {
   private static final Logger LOG = LoggerFactory.getLogger(ClusterObserver.class);
   private final EtcdService etcd;
-  private final EtcdMetrics metrics;
+  private final EtcdHttp metrics;
   private final Clock clock;
 
-  public ClusterObserver(EtcdService etcd, EtcdMetrics metrics, Clock clock) {
+  public ClusterObserver(EtcdService etcd, EtcdHttp metrics, Clock clock) {
     this.etcd = etcd;
     this.metrics = metrics;
     this.clock = clock;
@@ -88,6 +89,13 @@ public final class ClusterObserver {
     readMetricsOfSilentMembers(namespace, cluster, pods, probes);
     Optional<RebuildView> rebuild =
         objects.rebuildPod().map(p -> rebuildView(namespace + "/" + cluster, p));
+    Optional<String> clusterVersion =
+        probes.values().stream()
+            .filter(MemberProbe::reachable)
+            .sorted(Comparator.comparing((MemberProbe p) -> p.memberId() != p.leaderId()))
+            .findFirst()
+            .flatMap(p -> metrics.versions(p.endpoint()))
+            .map(EtcdHttp.Versions::cluster);
     return new ClusterView(
         clock.instant(),
         sts,
@@ -97,6 +105,7 @@ public final class ClusterObserver {
         probes,
         probed.memberList(),
         rebuild,
+        clusterVersion,
         RestoreProgress.of(cluster, objects.pods()));
   }
 

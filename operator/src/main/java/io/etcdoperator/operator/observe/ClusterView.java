@@ -20,7 +20,9 @@ import java.util.TreeMap;
  * @param probes one probe per expected member, by ordinal
  * @param memberList the etcd member list, as seen by the leader when it answered, else by any
  *     member
- * @param rebuild the rebuild pod, if any
+ * @param rebuild the rebuild pod, if one exists
+ * @param clusterVersion the cluster version a member reported ({@code /version}'s {@code
+ *     etcdcluster}, e.g. 3.5.0), when one answered
  * @param restore what the members' restore init containers say
  */
 public record ClusterView(
@@ -32,7 +34,42 @@ public record ClusterView(
     SortedMap<Integer, MemberProbe> probes,
     Optional<MemberList> memberList,
     Optional<RebuildView> rebuild,
+    Optional<String> clusterVersion,
     RestoreProgress restore) {
+
+  public ClusterView(
+      Instant now,
+      Optional<StatefulSetView> statefulSet,
+      SortedMap<Integer, PodView> pods,
+      SortedMap<Integer, ClaimView> claims,
+      Optional<ClusterState> clusterState,
+      SortedMap<Integer, MemberProbe> probes,
+      Optional<MemberList> memberList,
+      Optional<RebuildView> rebuild,
+      Optional<String> clusterVersion) {
+    this(
+        now,
+        statefulSet,
+        pods,
+        claims,
+        clusterState,
+        probes,
+        memberList,
+        rebuild,
+        clusterVersion,
+        RestoreProgress.NONE);
+  }
+
+  public ClusterView(
+      Instant now,
+      Optional<StatefulSetView> statefulSet,
+      SortedMap<Integer, PodView> pods,
+      SortedMap<Integer, ClaimView> claims,
+      Optional<ClusterState> clusterState,
+      SortedMap<Integer, MemberProbe> probes,
+      Optional<MemberList> memberList) {
+    this(now, statefulSet, pods, claims, clusterState, probes, memberList, Optional.empty());
+  }
 
   public ClusterView(
       Instant now,
@@ -52,18 +89,12 @@ public record ClusterView(
         probes,
         memberList,
         rebuild,
-        RestoreProgress.NONE);
+        Optional.empty());
   }
 
-  public ClusterView(
-      Instant now,
-      Optional<StatefulSetView> statefulSet,
-      SortedMap<Integer, PodView> pods,
-      SortedMap<Integer, ClaimView> claims,
-      Optional<ClusterState> clusterState,
-      SortedMap<Integer, MemberProbe> probes,
-      Optional<MemberList> memberList) {
-    this(
+  /** The same view, with the cluster version a member reported. */
+  public ClusterView withClusterVersion(String version) {
+    return new ClusterView(
         now,
         statefulSet,
         pods,
@@ -71,8 +102,24 @@ public record ClusterView(
         clusterState,
         probes,
         memberList,
-        Optional.empty(),
-        RestoreProgress.NONE);
+        rebuild,
+        Optional.ofNullable(version),
+        restore);
+  }
+
+  /** The same view, with what the members' restore init containers say. */
+  public ClusterView withRestore(RestoreProgress value) {
+    return new ClusterView(
+        now,
+        statefulSet,
+        pods,
+        claims,
+        clusterState,
+        probes,
+        memberList,
+        rebuild,
+        clusterVersion,
+        value);
   }
 
   public ClusterView {

@@ -84,19 +84,23 @@ public final class KubernetesViews {
       return Optional.empty();
     }
     Map<String, String> annotations = claim.getMetadata().getAnnotations();
-    String id = annotations == null ? null : annotations.get(Names.MEMBER_ID_ANNOTATION);
-    long memberId;
-    try {
-      memberId = id == null ? 0 : Long.parseUnsignedLong(id, 16);
-    } catch (NumberFormatException e) {
-      memberId = 0;
-    }
     return Optional.of(
         new ClaimView(
             claim.getMetadata().getName(),
             ordinal,
             claim.getMetadata().getDeletionTimestamp() != null,
-            memberId));
+            hexId(annotations, Names.MEMBER_ID_ANNOTATION),
+            hexId(annotations, Names.CLUSTER_ID_ANNOTATION)));
+  }
+
+  /** An ID the operator wrote in hex into an annotation; 0 when absent or not hex. */
+  private static long hexId(Map<String, String> annotations, String key) {
+    String id = annotations == null ? null : annotations.get(key);
+    try {
+      return id == null ? 0 : Long.parseUnsignedLong(id, 16);
+    } catch (NumberFormatException e) {
+      return 0;
+    }
   }
 
   public static ClusterState clusterState(ConfigMap cm) {

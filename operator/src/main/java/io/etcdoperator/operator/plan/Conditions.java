@@ -23,6 +23,8 @@ public final class Conditions {
   public static final String SCALING_DOWN = "ScalingDown";
   public static final String ROLLING_UPDATE = "RollingUpdate";
   public static final String ROLL_STUCK = "RollStuck";
+  public static final String UPGRADE_STUCK = "UpgradeStuck";
+  public static final String UNSUPPORTED_VERSION = "UnsupportedVersionChange";
   public static final String WAITING_FOR_MEMBERS = "WaitingForMembers";
   public static final String RECONCILED = "Reconciled";
   public static final String REBUILDING = "Rebuilding";

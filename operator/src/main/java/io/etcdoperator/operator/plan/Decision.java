@@ -32,12 +32,14 @@ public record Decision(Step step, Keep keep, Report report, Duration requeueAfte
    * @param statefulSetReplicas keep the StatefulSet as desired with these replicas; empty: leave it
    * @param claimMarks claims to mark with the member whose data they now hold (claim name to member
    *     ID), so that a claim a former member leaves behind is recognised later
+   * @param clusterId the cluster ID to mark those claims with, beside the member ID
    */
   public record Keep(
       boolean objects,
       Optional<ClusterState> clusterState,
       OptionalInt statefulSetReplicas,
-      Map<String, Long> claimMarks) {
+      Map<String, Long> claimMarks,
+      long clusterId) {
     /** Touch nothing: the operator stands still. */
     public static final Keep NOTHING =
         new Keep(false, Optional.empty(), OptionalInt.empty(), Map.of());
@@ -46,13 +48,21 @@ public record Decision(Step step, Keep keep, Report report, Duration requeueAfte
       claimMarks = Map.copyOf(claimMarks);
     }
 
+    public Keep(
+        boolean objects,
+        Optional<ClusterState> clusterState,
+        OptionalInt statefulSetReplicas,
+        Map<String, Long> claimMarks) {
+      this(objects, clusterState, statefulSetReplicas, claimMarks, 0);
+    }
+
     /** The Services, the budget, and the StatefulSet with {@code replicas}. */
     public static Keep statefulSet(int replicas) {
       return new Keep(true, Optional.empty(), OptionalInt.of(replicas), Map.of());
     }
 
     public Keep withClusterState(ClusterState state) {
-      return new Keep(objects, Optional.of(state), statefulSetReplicas, claimMarks);
+      return new Keep(objects, Optional.of(state), statefulSetReplicas, claimMarks, clusterId);
     }
   }
 }

@@ -49,15 +49,22 @@ final class Decisions {
   }
 
   static Decision invalidSpec(Situation s, List<String> problems) {
-    String message = String.join("; ", problems);
+    return refused(s, Conditions.INVALID_SPEC, String.join("; ", problems));
+  }
+
+  /**
+   * The spec asks for something the operator will not do ({@code reason}): say so on Ready and
+   * Progressing, keep Available and Degraded as observed, touch nothing.
+   */
+  static Decision refused(Situation s, String reason, String message) {
     return new Decision(
         new Step.None(),
         Keep.NOTHING,
         new Report(
-            available(s, Conditions.INVALID_SPEC, "the spec is invalid and nothing was created"),
-            line(false, Conditions.INVALID_SPEC, message),
-            line(false, Conditions.INVALID_SPEC, message),
-            degraded(s, Conditions.INVALID_SPEC)),
+            available(s, reason, "the spec is invalid and nothing was created"),
+            line(false, reason, message),
+            line(false, reason, message),
+            degraded(s, reason)),
         INVALID_RESYNC);
   }
 
@@ -82,7 +89,10 @@ final class Decisions {
    * With quorum, doing {@code activity} (a condition reason): not Ready, with the step said; a
    * stuck roll makes Degraded say so and Progressing stop.
    */
-  static Decision withQuorum(Situation s, String activity, Step step, Optional<String> stuck) {
+  /** A change that does not progress: the reason (RollStuck, UpgradeStuck) and what to say. */
+  record Stuck(String reason, String message) {}
+
+  static Decision withQuorum(Situation s, String activity, Step step, Optional<Stuck> stuck) {
     Facts f = s.facts();
     String doing =
         Conditions.ALARM.equals(activity)
@@ -102,10 +112,10 @@ final class Decisions {
             available(s, Conditions.QUORUM_HELD, ""),
             line(false, activity, message),
             stuck.isPresent()
-                ? line(false, Conditions.ROLL_STUCK, stuck.get())
+                ? line(false, stuck.get().reason(), stuck.get().message())
                 : line(progressing, activity, message),
             stuck.isPresent()
-                ? line(true, Conditions.ROLL_STUCK, stuck.get())
+                ? line(true, stuck.get().reason(), stuck.get().message())
                 : degraded(s, Conditions.MEMBERS_HEALTHY));
     return new Decision(step, quorumKeep(s), report, Planner.PENDING_RESYNC);
   }
@@ -162,7 +172,11 @@ final class Decisions {
         stopped ? Planner.READY_RESYNC : Planner.PENDING_RESYNC);
   }
 
-  /** Quorum lost in a cluster that formed: keep every pod, wait, say who is missing. */
+  /**
+   * Quorum lost in a cluster that formed: keep every pod, wait, say who is missing. A ConfigMap
+   * that is gone or says {@code new} is written again as {@code existing}, from what the world
+   * keeps.
+   */
   static Decision quorumLost(Situation s, Step step, int replicas) {
     String message = quorumLostMessage(s);
     boolean acting = !(step instanceof Step.None);
@@ -176,14 +190,45 @@ final class Decisions {
             line(false, Conditions.QUORUM_LOST, message),
             line(acting, Conditions.QUORUM_LOST, progress),
             line(true, Conditions.QUORUM_LOST, message));
-    return new Decision(step, Keep.statefulSet(replicas), report, Planner.PENDING_RESYNC);
+    return new Decision(step, keepWithoutQuorum(s, replicas), report, Planner.PENDING_RESYNC);
+  }
+
+  /**
+   * Without quorum: every known member's pod, and the ConfigMap written again as {@code existing}
+   * when it is gone or says {@code new} (a member starting empty must join, never bootstrap).
+   */
+  static Keep keepWithoutQuorum(Situation s, int replicas) {
+    Keep keep = Keep.statefulSet(replicas);
+    boolean recorded = s.view().clusterState().map(ClusterState::existing).orElse(false);
+    return recorded ? keep : keep.withClusterState(rebuiltClusterState(s));
+  }
+
+  /**
+   * The ConfigMap as the world says it must be, when it is lost: {@code existing}, with the members
+   * the cluster is known to have (by the member list when a member answered, else by the claims
+   * marked with a member and the pods running etcd) under their stable peer URLs, and the cluster
+   * ID the members answer with or the claims record.
+   */
+  static ClusterState rebuiltClusterState(Situation s) {
+    Facts f = s.facts();
+    List<InitialMember> members =
+        f.members.isEmpty()
+            ? f.knownOrdinals().stream()
+                .map(i -> InitialMember.of(s.namespace(), s.name(), i))
+                .toList()
+            : quorumMembers(s);
+    long clusterId = f.clusterId != 0 ? f.clusterId : f.recordedClusterId;
+    Map<String, String> annotations =
+        clusterId == 0 ? Map.of() : Map.of(Names.CLUSTER_ID_ANNOTATION, Hex.id(clusterId));
+    return new ClusterState(
+        ClusterState.Kind.EXISTING, members, s.desired().clusterToken(), annotations);
   }
 
   /** A majority lost its data: keep every pod, say so; touch nothing else. */
-  static Decision majorityDataLost(String message, int replicas) {
+  static Decision majorityDataLost(Situation s, String message, int replicas) {
     Decision halted = halt(Conditions.MAJORITY_DATA_LOST, message);
     return new Decision(
-        halted.step(), Keep.statefulSet(replicas), halted.report(), halted.requeueAfter());
+        halted.step(), keepWithoutQuorum(s, replicas), halted.report(), halted.requeueAfter());
   }
 
   /** A cluster that never formed: the ConfigMap says new with every desired member. */
@@ -225,17 +270,6 @@ final class Decisions {
    */
   static Keep quorumKeep(Situation s) {
     Facts f = s.facts();
-    List<InitialMember> members =
-        f.members.stream()
-            .filter(m -> m.ordinal() >= 0)
-            .map(
-                m ->
-                    new InitialMember(
-                        m.name(),
-                        m.etcd().peerUrls().isEmpty()
-                            ? Names.peerUrl(s.namespace(), s.name(), m.ordinal())
-                            : m.etcd().peerUrls().get(0)))
-            .toList();
     Map<String, String> annotations =
         new TreeMap<>(f.view.clusterState().map(SurvivorRebuild::kept).orElse(Map.of()));
     annotations.put(Names.CLUSTER_ID_ANNOTATION, Hex.id(f.clusterId));
@@ -247,12 +281,31 @@ final class Decisions {
         true,
         Optional.of(
             new ClusterState(
-                ClusterState.Kind.EXISTING, members, s.desired().clusterToken(), annotations)),
+                ClusterState.Kind.EXISTING,
+                quorumMembers(s),
+                s.desired().clusterToken(),
+                annotations)),
         OptionalInt.of(replicas),
-        claimMarks(s));
+        claimMarks(s),
+        f.clusterId);
   }
 
-  /** Each healthy member's claim, marked with the member it holds, where it is not yet. */
+  /** The member list's members of our ordinals, by the peer URL etcd has for each. */
+  private static List<InitialMember> quorumMembers(Situation s) {
+    Facts f = s.facts();
+    return f.members.stream()
+        .filter(m -> m.ordinal() >= 0)
+        .map(
+            m ->
+                new InitialMember(
+                    m.name(),
+                    m.etcd().peerUrls().isEmpty()
+                        ? Names.peerUrl(s.namespace(), s.name(), m.ordinal())
+                        : m.etcd().peerUrls().get(0)))
+        .toList();
+  }
+
+  /** Each healthy member's claim, marked with the member (and cluster) it holds, where not yet. */
   private static Map<String, Long> claimMarks(Situation s) {
     if (!s.desired().persistentStorage()) {
       return Map.of();
@@ -265,7 +318,7 @@ final class Decisions {
           && !claim.terminating()
           && m.etcd().started()
           && f.healthy(m)
-          && claim.memberId() != m.id()) {
+          && (claim.memberId() != m.id() || claim.clusterId() != f.clusterId)) {
         marks.put(claim.name(), m.id());
       }
     }
@@ -285,7 +338,7 @@ final class Decisions {
               + " voters healthy; leader "
               + leader);
     }
-    if (f.view.clusterState().map(ClusterState::existing).orElse(false)) {
+    if (f.existed) {
       return line(false, Conditions.QUORUM_LOST, quorumLostMessage(s));
     }
     return line(false, fallbackReason, fallbackMessage);

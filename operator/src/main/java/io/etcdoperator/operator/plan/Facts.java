@@ -1,6 +1,9 @@
 package io.etcdoperator.operator.plan;
 
+import io.etcdoperator.operator.model.ClusterState;
+import io.etcdoperator.operator.model.EtcdSigns;
 import io.etcdoperator.operator.model.Names;
+import io.etcdoperator.operator.observe.ClaimView;
 import io.etcdoperator.operator.observe.ClusterView;
 import io.etcdoperator.operator.observe.MemberList;
 import io.etcdoperator.operator.observe.MemberProbe;
@@ -25,18 +28,19 @@ import java.util.stream.Collectors;
  * to the same cluster and follow that leader (an alarm does not break a quorum). A member is
  * healthy when there is a quorum, it is one of those that follow its leader, and it reports no
  * alarm.
+ *
+ * <p>Whether the cluster ever formed ({@link #existed}) is read from every sign the world keeps,
+ * the operator's ConfigMap being only one: a claim marked with a member ID (a member was healthy on
+ * it), a member that answers (etcd serves clients only once it joined a cluster with quorum), a
+ * member pod that is Ready (its readiness probe asks {@code /health}, which needs a leader), and,
+ * when the ConfigMap is gone, a member pod running etcd (it may hold the only copy of some data; a
+ * {@code new} cluster must never be bootstrapped over it). A StatefulSet alone is no sign: one
+ * exists from the first moment of a bootstrap, and announcing {@code existing} to members of a
+ * cluster that never formed would keep them from ever starting.
  */
 final class Facts {
   /** A member that lags the leader by more raft entries than this has not caught up. */
   static final long CAUGHT_UP_LAG = 1000;
-
-  /**
-   * What etcd prints when a member starts without the data its identity needs: raft's panic when
-   * the leader's commit index is beyond an empty log, and the refusal to bootstrap a member the
-   * cluster already has. The pod's termination message (FallbackToLogsOnError) carries them.
-   */
-  static final List<String> DATA_LOSS_SIGNS =
-      List.of("is out of range [lastIndex(", "has already been bootstrapped");
 
   final String namespace;
   final String cluster;
@@ -46,6 +50,8 @@ final class Facts {
   final List<Member> members;
   final long leaderId;
   final boolean quorum;
+  final boolean existed;
+  final long recordedClusterId;
 
   /** A member of the member list, with the ordinal its peer URL names (-1: not one of ours). */
   record Member(MemberList.Entry etcd, int ordinal, String name) {
@@ -74,6 +80,42 @@ final class Facts {
         leaderId != 0
             && Quorum.held(
                 voters().size(), (int) voters().stream().filter(this::followsLeader).count());
+    this.existed = existed(view);
+    this.recordedClusterId = recordedClusterId(view);
+  }
+
+  private static boolean existed(ClusterView view) {
+    boolean configMapSaysSo = view.clusterState().map(ClusterState::existing).orElse(false);
+    boolean claimMarked = view.claims().values().stream().anyMatch(c -> c.memberId() != 0);
+    boolean answers =
+        view.probes().values().stream().anyMatch(p -> p.reachable() && p.clusterId() != 0);
+    boolean ready = view.pods().values().stream().anyMatch(PodView::ready);
+    boolean runsWithoutRecord =
+        view.clusterState().isEmpty()
+            && view.pods().values().stream().anyMatch(p -> p.running() && !p.terminating());
+    return configMapSaysSo || claimMarked || answers || ready || runsWithoutRecord;
+  }
+
+  /**
+   * The cluster ID recorded when quorum was seen: on the ConfigMap, else on the claims when they
+   * all agree; 0 when nothing records one.
+   */
+  private static long recordedClusterId(ClusterView view) {
+    Optional<String> onConfigMap =
+        view.clusterState().flatMap(s -> s.annotation(Names.CLUSTER_ID_ANNOTATION));
+    if (onConfigMap.isPresent()) {
+      try {
+        return Long.parseUnsignedLong(onConfigMap.get(), 16);
+      } catch (NumberFormatException e) {
+        return 0;
+      }
+    }
+    Set<Long> onClaims =
+        view.claims().values().stream()
+            .map(ClaimView::clusterId)
+            .filter(id -> id != 0)
+            .collect(Collectors.toSet());
+    return onClaims.size() == 1 ? onClaims.iterator().next() : 0;
   }
 
   static Facts of(String namespace, String cluster, ClusterView view) {
@@ -190,15 +232,7 @@ final class Facts {
     if (healthy(m)) {
       return Optional.empty();
     }
-    return view.pod(m.ordinal())
-        .map(PodView::lastTermination)
-        .flatMap(
-            message ->
-                message
-                    .lines()
-                    .filter(line -> DATA_LOSS_SIGNS.stream().anyMatch(line::contains))
-                    .map(String::trim)
-                    .findFirst());
+    return view.pod(m.ordinal()).map(PodView::lastTermination).flatMap(EtcdSigns::lostData);
   }
 
   /**
@@ -208,10 +242,7 @@ final class Facts {
   boolean lostDataAt(int ordinal) {
     boolean answersWithLeader = view.probe(ordinal).map(MemberProbe::seesLeader).orElse(false);
     return !answersWithLeader
-        && view.pod(ordinal)
-            .map(PodView::lastTermination)
-            .map(m -> DATA_LOSS_SIGNS.stream().anyMatch(m::contains))
-            .orElse(false);
+        && view.pod(ordinal).flatMap(p -> EtcdSigns.lostData(p.lastTermination())).isPresent();
   }
 
   /** Why a member is not healthy, for status and Events. */
@@ -260,22 +291,29 @@ final class Facts {
 
   /**
    * The ordinals the cluster is known to have: from the member list when a member answered, else
-   * from the last member list recorded with quorum in the cluster-state ConfigMap.
+   * from the last member list recorded with quorum in the cluster-state ConfigMap, else (the
+   * ConfigMap lost) from the claims marked with a member and the pods running etcd.
    */
   SortedSet<Integer> knownOrdinals() {
     SortedSet<Integer> ordinals = new TreeSet<>();
     if (!members.isEmpty()) {
       members.stream().filter(m -> m.ordinal() >= 0).forEach(m -> ordinals.add(m.ordinal()));
-    } else {
-      view.clusterState()
-          .filter(s -> s.existing())
-          .ifPresent(
-              s ->
-                  s.memberNames().stream()
-                      .mapToInt(n -> Names.ordinalOf(cluster, n))
-                      .filter(i -> i >= 0)
-                      .forEach(ordinals::add));
+      return ordinals;
     }
+    Optional<ClusterState> recorded = view.clusterState().filter(ClusterState::existing);
+    if (recorded.isPresent()) {
+      recorded.get().memberNames().stream()
+          .mapToInt(n -> Names.ordinalOf(cluster, n))
+          .filter(i -> i >= 0)
+          .forEach(ordinals::add);
+      return ordinals;
+    }
+    view.claims().values().stream()
+        .filter(c -> c.memberId() != 0 && !c.terminating())
+        .forEach(c -> ordinals.add(c.ordinal()));
+    view.pods().values().stream()
+        .filter(p -> p.running() && !p.terminating())
+        .forEach(p -> ordinals.add(p.ordinal()));
     return ordinals;
   }
 }

@@ -1,6 +1,6 @@
 package io.etcdoperator.operator.plan;
 
-import io.etcdoperator.operator.model.Names;
+import io.etcdoperator.operator.model.EtcdVersion;
 import io.etcdoperator.operator.observe.StatefulSetView;
 import java.util.List;
 import java.util.Optional;
@@ -49,23 +49,24 @@ final class HaltRules {
 
   /**
    * The members that answer belong to a cluster other than the one recorded when quorum was first
-   * seen: another cluster was started next to this one's data. Touch nothing; a human resolves it.
+   * seen (on the ConfigMap, or on the claims when the ConfigMap is gone): another cluster was
+   * started next to this one's data. Touch nothing; a human resolves it.
    */
   static final class AnotherCluster implements Rule {
     @Override
     public Optional<Decision> decide(Situation s) {
-      Optional<String> recorded =
-          s.view().clusterState().flatMap(c -> c.annotation(Names.CLUSTER_ID_ANNOTATION));
+      long recorded = s.facts().recordedClusterId;
       long seen = s.facts().clusterId;
-      if (recorded.isEmpty() || seen == 0 || recorded.get().equals(Hex.id(seen))) {
+      if (recorded == 0 || seen == 0 || recorded == seen) {
         return Optional.empty();
       }
       String message =
           "the members that answer belong to cluster "
               + Hex.id(seen)
               + ", but this cluster formed as "
-              + recorded.get()
-              + " (recorded in its cluster-state ConfigMap): another cluster was started next to"
+              + Hex.id(recorded)
+              + " (recorded in its cluster-state ConfigMap and on its claims): another cluster was"
+              + " started next to"
               + " its data; the operator changes nothing until a human resolves it";
       return Optional.of(Decisions.halt(Conditions.SPLIT_BRAIN, message));
     }
@@ -91,6 +92,63 @@ final class HaltRules {
                       + " keeps its data in "
                       + (sts.get().persistentStorage() ? "volumeClaimTemplate" : "emptyDir")
                       + ")")));
+    }
+  }
+
+  /**
+   * The image names an etcd version the cluster cannot move to: more than one minor version ahead
+   * of the cluster version etcd reports (etcd supports upgrading one minor version at a time), or
+   * below it (once every member ran the newer version, etcd raises the cluster version and a member
+   * of the older one refuses to start). Touch nothing: the StatefulSet keeps the template the
+   * members run. Needs the cluster version a member reported; an image whose tag names no version
+   * is not checked.
+   */
+  static final class UnsupportedVersionChange implements Rule {
+    static final String FIELD = "spec.podTemplate.spec.containers[name=etcd].image";
+
+    @Override
+    public Optional<Decision> decide(Situation s) {
+      Optional<EtcdVersion> target = s.desired().etcdVersion();
+      Optional<EtcdVersion> cluster = s.view().clusterVersion().flatMap(EtcdVersion::parse);
+      if (target.isEmpty() || cluster.isEmpty()) {
+        return Optional.empty();
+      }
+      int minors = cluster.get().minorsTo(target.get());
+      String current = cluster.get().minorVersion();
+      String image = s.desired().image();
+      String message;
+      if (minors > 1) {
+        String next = cluster.get().major() + "." + (cluster.get().minor() + 1);
+        message =
+            FIELD
+                + ": "
+                + image
+                + " is etcd "
+                + target.get().minorVersion()
+                + ", more than one minor version past the cluster's "
+                + current
+                + ": etcd upgrades one minor version at a time; set a "
+                + next
+                + " image first, and the next one once every member runs "
+                + next;
+      } else if (minors < 0) {
+        message =
+            FIELD
+                + ": "
+                + image
+                + " is etcd "
+                + target.get().minorVersion()
+                + ", below the cluster version "
+                + current
+                + " that etcd reports: once every member ran "
+                + current
+                + ", etcd does not go back; set a "
+                + current
+                + " image";
+      } else {
+        return Optional.empty();
+      }
+      return Optional.of(Decisions.refused(s, Conditions.UNSUPPORTED_VERSION, message));
     }
   }
 }

@@ -1,5 +1,6 @@
 package io.etcdoperator.operator.plan;
 
+import io.etcdoperator.operator.model.EtcdSigns;
 import io.etcdoperator.operator.observe.ClaimView;
 import io.etcdoperator.operator.observe.PodView;
 import io.etcdoperator.operator.plan.Facts.Member;
@@ -12,9 +13,6 @@ import java.util.Optional;
  * (or undone) before the next one starts. They report {@code ScalingUp}.
  */
 final class LearnerRules {
-  /** etcd's exit message when its name is not in the initial cluster it was started with. */
-  static final String NOT_IN_INITIAL_CLUSTER = "in the initial cluster configuration";
-
   private LearnerRules() {}
 
   /** The first learner, when quorum holds and the cluster is not hibernating. */
@@ -109,7 +107,7 @@ final class LearnerRules {
     /** etcd's last words when its name is not in the initial cluster it was started with. */
     private static boolean startedBeforeItWasAdded(PodView pod) {
       return pod.lastTermination() != null
-          && pod.lastTermination().contains(NOT_IN_INITIAL_CLUSTER);
+          && pod.lastTermination().contains(EtcdSigns.NOT_IN_INITIAL_CLUSTER);
     }
   }
 

@@ -47,6 +47,11 @@ public record Plan(String rule, Decision decision, EtcdClusterStatus status) {
     return decision.keep().claimMarks();
   }
 
+  /** The cluster ID the claims of {@link #claimMembers()} are marked with. */
+  public long claimClusterId() {
+    return decision.keep().clusterId();
+  }
+
   public Duration requeueAfter() {
     return decision.requeueAfter();
   }

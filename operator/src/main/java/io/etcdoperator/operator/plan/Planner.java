@@ -23,6 +23,8 @@ import java.util.Optional;
  *       when quorum was first seen; touch nothing.
  *   <li><b>StorageKindChanged</b>: the spec's storage kind differs from the StatefulSet's; an
  *       invalid spec, touch nothing.
+ *   <li><b>UnsupportedVersionChange</b>: the image names an etcd version more than one minor
+ *       version past the cluster version, or below it; touch nothing.
  *   <li><b>RebuildUnderWay</b>: a rebuild from a survivor the user opted into, carried through
  *       ({@link SurvivorRebuild}), and the rebuild pod's clean-up.
  *   <li><b>Hibernate</b>: quorum held, scaled to 0: the StatefulSet stops every member.
@@ -76,6 +78,7 @@ public final class Planner {
           new HaltRules.SplitBrain(),
           new HaltRules.AnotherCluster(),
           new HaltRules.StorageKindChanged(),
+          new HaltRules.UnsupportedVersionChange(),
           new SurvivorRebuild.RebuildUnderWay(),
           new MembershipRules.Hibernate(),
           new LearnerRules.UnwantedLearner(),

@@ -1,6 +1,5 @@
 package io.etcdoperator.operator.plan;
 
-import io.etcdoperator.operator.model.ClusterState;
 import io.etcdoperator.operator.model.InitialMember;
 import io.etcdoperator.operator.observe.StatefulSetView;
 import java.util.List;
@@ -15,9 +14,12 @@ import java.util.stream.IntStream;
 final class QuorumLostRules {
   private QuorumLostRules() {}
 
-  /** No quorum, in a cluster that formed before (the ConfigMap says {@code existing}). */
+  /**
+   * No quorum, in a cluster that formed before: whatever the ConfigMap says, the world shows it
+   * ({@link Facts#existed}).
+   */
   static boolean lost(Situation s) {
-    return !s.facts().quorum && s.view().clusterState().map(ClusterState::existing).orElse(false);
+    return !s.facts().quorum && s.facts().existed;
   }
 
   /**

@@ -1,5 +1,7 @@
 package io.etcdoperator.operator.plan;
 
+import io.etcdoperator.operator.model.EtcdVersion;
+import io.etcdoperator.operator.observe.MemberProbe;
 import io.etcdoperator.operator.observe.PodView;
 import io.etcdoperator.operator.plan.Facts.Member;
 import java.util.Collections;
@@ -190,30 +192,68 @@ final class RollRules {
         + " restarts and takes no writes until it is back";
   }
 
-  /** A restarted member that has not become healthy within the roll deadline. */
-  private static Optional<String> stuck(Situation s) {
+  /**
+   * A restarted member that has not become healthy within the roll deadline: the roll stops there.
+   * When the members do not all run the version the image names, it is an upgrade that stalled (the
+   * new version crash-loops, say), and setting the image back recovers that member: its pod is then
+   * stale again and down, and goes first.
+   */
+  private static Optional<Decisions.Stuck> stuck(Situation s) {
     Facts f = s.facts();
     SortedSet<Integer> stale = f.stalePods(s.desired().podTemplateHash());
-    return f.members.stream()
-        .filter(m -> !stale.contains(m.ordinal()) && !f.healthy(m))
-        .filter(
-            m ->
-                f.view
-                    .pod(m.ordinal())
-                    .map(
-                        p ->
-                            p.createdAt() != null
-                                && p.createdAt().plus(Planner.ROLL_DEADLINE).isBefore(f.view.now()))
-                    .orElse(false))
-        .findFirst()
-        .map(
-            m ->
-                "rolling update stopped: "
-                    + m.name()
-                    + " was restarted with the new template and is not healthy after "
-                    + Planner.ROLL_DEADLINE.toMinutes()
-                    + " minutes ("
-                    + f.whyUnhealthy(m)
-                    + "); the other members keep running the old template");
+    Optional<Member> stuck =
+        f.members.stream()
+            .filter(m -> !stale.contains(m.ordinal()) && !f.healthy(m))
+            .filter(
+                m ->
+                    f.view
+                        .pod(m.ordinal())
+                        .map(
+                            p ->
+                                p.createdAt() != null
+                                    && p.createdAt()
+                                        .plus(Planner.ROLL_DEADLINE)
+                                        .isBefore(f.view.now()))
+                        .orElse(false))
+            .findFirst();
+    if (stuck.isEmpty()) {
+      return Optional.empty();
+    }
+    Member m = stuck.get();
+    String after =
+        " was restarted with the new template and is not healthy after "
+            + Planner.ROLL_DEADLINE.toMinutes()
+            + " minutes ("
+            + f.whyUnhealthy(m)
+            + ")";
+    Optional<EtcdVersion> target = s.desired().etcdVersion();
+    boolean upgrade =
+        target.isPresent()
+            && f.members.stream()
+                .map(f::probeOf)
+                .flatMap(Optional::stream)
+                .filter(MemberProbe::reachable)
+                .map(p -> EtcdVersion.parse(p.version()))
+                .flatMap(Optional::stream)
+                .anyMatch(v -> !v.sameMinor(target.get()));
+    if (upgrade) {
+      return Optional.of(
+          new Decisions.Stuck(
+              Conditions.UPGRADE_STUCK,
+              "upgrade to etcd "
+                  + target.get()
+                  + " stopped: "
+                  + m.name()
+                  + after
+                  + "; no other member is restarted meanwhile. Set the image back to the version"
+                  + " the other members run to recover it"));
+    }
+    return Optional.of(
+        new Decisions.Stuck(
+            Conditions.ROLL_STUCK,
+            "rolling update stopped: "
+                + m.name()
+                + after
+                + "; the other members keep running the old template"));
   }
 }

@@ -35,6 +35,7 @@ final class StatusRenderer {
                 condition(Conditions.PROGRESSING, report.progressing(), target),
                 condition(Conditions.DEGRADED, report.degraded(), target))));
     status.setClusterID(facts.clusterId == 0 ? null : Hex.id(facts.clusterId));
+    status.setClusterVersion(facts.view.clusterVersion().orElse(null));
     status.setLeader(facts.leaderMember().map(Member::name).orElse(null));
     status.setReadyMembers(Decisions.readyMembers(facts));
     status.setReplicas(facts.members.isEmpty() ? facts.view.pods().size() : facts.members.size());

@@ -224,6 +224,7 @@ final class SurvivorRebuild {
     if (best.isEmpty()) {
       return Optional.of(
           Decisions.majorityDataLost(
+              s,
               "members "
                   + lostNames
                   + " lost their data and no member holds any: the cluster's"
@@ -247,7 +248,12 @@ final class SurvivorRebuild {
         facts.view.clusterState().flatMap(c -> c.annotation(Names.REBUILT_ANNOTATION));
     Optional<String> optIn = target.rebuild().optIn();
     if (optIn.isPresent() && !optIn.equals(done) && !ambiguous) {
-      ClusterState state = facts.view.clusterState().orElseThrow();
+      ClusterState state =
+          facts
+              .view
+              .clusterState()
+              .filter(ClusterState::existing)
+              .orElseGet(() -> Decisions.rebuiltClusterState(s));
       Map<String, String> annotations = new LinkedHashMap<>(kept(state));
       annotations.put(Names.REBUILDING_ANNOTATION, optIn.get());
       annotations.put(Names.REBUILDING_FROM_ANNOTATION, survivor);
@@ -285,6 +291,7 @@ final class SurvivorRebuild {
                         + target.rebuild().uid());
     return Optional.of(
         Decisions.majorityDataLost(
+            s,
             "quorum lost and members "
                 + lostNames
                 + " lost their data; "

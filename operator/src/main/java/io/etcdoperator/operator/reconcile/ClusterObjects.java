@@ -78,7 +78,7 @@ final class ClusterObjects {
                     StatefulSet.class,
                     model.statefulSet(replicas),
                     live.named(StatefulSet.class, Names.statefulSet(name))));
-    plan.claimMembers().forEach(this::markClaim);
+    plan.claimMembers().forEach((claim, member) -> markClaim(claim, member, plan.claimClusterId()));
     Optional<PodDisruptionBudget> livePdb =
         live.named(PodDisruptionBudget.class, Names.podDisruptionBudget(name));
     Optional<PodDisruptionBudget> pdb = model.podDisruptionBudget(plan.statefulSetReplicas());
@@ -90,8 +90,8 @@ final class ClusterObjects {
     return List.copyOf(refusals);
   }
 
-  private void markClaim(String claim, long memberId) {
-    String patch = Serialization.asJson(EtcdClusterModel.claimMark(memberId));
+  private void markClaim(String claim, long memberId, long clusterId) {
+    String patch = Serialization.asJson(EtcdClusterModel.claimMark(memberId, clusterId));
     try {
       client
           .persistentVolumeClaims()

@@ -3,7 +3,7 @@ package io.etcdoperator.operator.reconcile;
 import io.etcdoperator.api.v1alpha1.EtcdBackup;
 import io.etcdoperator.api.v1alpha1.EtcdBackupStatus;
 import io.etcdoperator.api.v1alpha1.EtcdCluster;
-import io.etcdoperator.operator.etcd.EtcdMetrics;
+import io.etcdoperator.operator.etcd.EtcdHttp;
 import io.etcdoperator.operator.etcd.EtcdService;
 import io.etcdoperator.operator.model.BackupPods;
 import io.etcdoperator.operator.model.BackupSpecs;
@@ -59,7 +59,7 @@ public final class EtcdBackupReconciler implements Reconciler<EtcdBackup>, Clean
   private final String image;
   private final ClusterObserver observer;
 
-  public EtcdBackupReconciler(EtcdService etcd, EtcdMetrics metrics, Clock clock, String image) {
+  public EtcdBackupReconciler(EtcdService etcd, EtcdHttp metrics, Clock clock, String image) {
     this.clock = clock;
     this.image = image;
     this.observer = new ClusterObserver(etcd, metrics, clock);

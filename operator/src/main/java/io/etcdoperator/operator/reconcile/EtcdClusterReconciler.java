@@ -4,7 +4,7 @@ import io.etcdoperator.api.v1alpha1.EtcdBackup;
 import io.etcdoperator.api.v1alpha1.EtcdCluster;
 import io.etcdoperator.api.v1alpha1.EtcdClusterStatus;
 import io.etcdoperator.operator.CallHook;
-import io.etcdoperator.operator.etcd.EtcdMetrics;
+import io.etcdoperator.operator.etcd.EtcdHttp;
 import io.etcdoperator.operator.etcd.EtcdService;
 import io.etcdoperator.operator.model.DesiredCluster;
 import io.etcdoperator.operator.model.Names;
@@ -73,12 +73,12 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster>, Cle
       new ConcurrentHashMap<>();
 
   public EtcdClusterReconciler(
-      EtcdService etcd, EtcdMetrics metrics, Clock clock, Duration quorumLossAlarm) {
+      EtcdService etcd, EtcdHttp metrics, Clock clock, Duration quorumLossAlarm) {
     this(etcd, metrics, clock, quorumLossAlarm, CallHook.NONE);
   }
 
   public EtcdClusterReconciler(
-      EtcdService etcd, EtcdMetrics metrics, Clock clock, Duration quorumLossAlarm, CallHook hook) {
+      EtcdService etcd, EtcdHttp metrics, Clock clock, Duration quorumLossAlarm, CallHook hook) {
     this(etcd, metrics, clock, quorumLossAlarm, hook, Names.DEFAULT_OPERATOR_IMAGE);
   }
 
@@ -87,7 +87,7 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster>, Cle
    */
   public EtcdClusterReconciler(
       EtcdService etcd,
-      EtcdMetrics metrics,
+      EtcdHttp metrics,
       Clock clock,
       Duration quorumLossAlarm,
       CallHook hook,

@@ -9,7 +9,6 @@ import io.etcdoperator.testing.EtcdKv;
 import io.etcdoperator.testing.LocalEtcdCluster;
 import io.etcdoperator.testing.LocalEtcdMember;
 import io.etcdoperator.testing.S3ProxyServer;
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -71,28 +70,12 @@ class RestoreAgentIT {
     store.put("truncated.db", java.util.Arrays.copyOf(good, good.length - 4096));
   }
 
-  /** The etcd tools scripts/ensure-etcd unpacks for the etcd on the PATH (3.4: etcdctl). */
-  static Path toolsDir() throws IOException {
-    for (Path d = Path.of("").toAbsolutePath(); d != null; d = d.getParent()) {
-      Path cache = d.resolve(".cache/etcd");
-      if (Files.isDirectory(cache)) {
-        try (var versions = Files.list(cache)) {
-          var found =
-              versions
-                  .filter(v -> v.getFileName().toString().startsWith("3.4."))
-                  .map(v -> v.resolve("bin"))
-                  .filter(b -> Files.isExecutable(b.resolve("etcdctl")))
-                  .findFirst();
-          if (found.isPresent()) {
-            return found.get();
-          }
-        }
-      }
-    }
-    if (Files.isExecutable(Path.of("/usr/bin/etcdctl"))) {
-      return Path.of("/usr/bin");
-    }
-    throw new IllegalStateException("no etcdctl 3.4 found: run scripts/ensure-etcd");
+  /**
+   * The tools of the etcd the tests run (scripts/ensure-etcd unpacks them beside it: 3.5's etcdutl,
+   * 3.4's etcdctl).
+   */
+  static Path toolsDir() {
+    return io.etcdoperator.testing.EtcdBinaries.bin(io.etcdoperator.testing.EtcdBinaries.DEFAULT);
   }
 
   @AfterAll

@@ -12,14 +12,22 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** Learners, promotion, removal and leadership transfer against real etcd processes. */
+@ParameterizedClass(name = "etcd {0}")
+@ValueSource(strings = {"3.4", "3.5"})
 class MembershipIT {
+  /** The etcd version this run of the class uses (both supported ones run). */
+  @Parameter String version;
+
   private static final Duration HEALTHY = Duration.ofSeconds(30);
 
   @Test
   void learnerIsAddedReportedPromotedWhenInSyncAndRemoved() {
-    try (LocalEtcdCluster cluster = LocalEtcdCluster.builder().members(3).start();
+    try (LocalEtcdCluster cluster = LocalEtcdCluster.builder().version(version).members(3).start();
         JetcdEtcdService etcd = new JetcdEtcdService()) {
       cluster.awaitHealthy(HEALTHY);
       String key = "it/" + cluster.name();
@@ -98,7 +106,7 @@ class MembershipIT {
 
   @Test
   void learnerServesStatusButNoMemberList() {
-    try (LocalEtcdCluster cluster = LocalEtcdCluster.builder().members(1).start();
+    try (LocalEtcdCluster cluster = LocalEtcdCluster.builder().version(version).members(1).start();
         JetcdEtcdService etcd = new JetcdEtcdService()) {
       cluster.awaitHealthy(HEALTHY);
       String key = "it/" + cluster.name();
@@ -130,7 +138,7 @@ class MembershipIT {
 
   @Test
   void membershipChangesRefuseAnotherClusterId() {
-    try (LocalEtcdCluster cluster = LocalEtcdCluster.builder().members(1).start();
+    try (LocalEtcdCluster cluster = LocalEtcdCluster.builder().version(version).members(1).start();
         JetcdEtcdService etcd = new JetcdEtcdService()) {
       cluster.awaitHealthy(HEALTHY);
       String key = "it/" + cluster.name();
@@ -156,7 +164,7 @@ class MembershipIT {
 
   @Test
   void leadershipMovesOnlyThroughTheLeader() {
-    try (LocalEtcdCluster cluster = LocalEtcdCluster.builder().members(3).start();
+    try (LocalEtcdCluster cluster = LocalEtcdCluster.builder().version(version).members(3).start();
         JetcdEtcdService etcd = new JetcdEtcdService()) {
       cluster.awaitHealthy(HEALTHY);
       String key = "it/" + cluster.name();

@@ -31,7 +31,7 @@ class PodTemplateOverlayTest {
   @Test
   void withoutTemplateTheOperatorsEtcdContainerRuns() {
     Container etcd = etcd(template("{}"));
-    assertThat(etcd.getImage()).isEqualTo("quay.io/coreos/etcd:v3.5.17");
+    assertThat(etcd.getImage()).isEqualTo("quay.io/coreos/etcd:v3.5.30");
     assertThat(etcd.getCommand()).containsExactly("etcd");
     assertThat(etcd.getArgs())
         .containsExactly(

@@ -85,16 +85,17 @@ class PlannerTest {
                 "False/Bootstrapping",
                 "False/Bootstrapping")),
         row(
-            "bootstrapping: members answer, no leader yet: still new",
+            "members answer but see no leader, the ConfigMap still says new: etcd serves clients only"
+                + " once it joined a cluster with quorum, so it formed: quorum lost, not bootstrapping",
             target(3),
             Views.bootstrapping(3).answeringWithoutQuorum(0).answeringWithoutQuorum(1),
             expect(
-                "Bootstrap",
+                "QuorumLost",
                 new Step.None(),
                 3,
-                NEW,
-                "False/Bootstrapping",
-                "False/Bootstrapping")),
+                EXISTING,
+                "False/QuorumLost",
+                "False/QuorumLost")),
         row(
             "seed 000: never formed, pods run an old template: all replaced at once",
             target(3),
@@ -689,6 +690,168 @@ class PlannerTest {
                 NONE,
                 "False/QuorumLost",
                 "False/QuorumLost")),
+        // --- the cluster's history comes from the world, not from the operator's ConfigMap ---
+        row(
+            "quorum held, StatefulSet deleted (orphaning its pods): recreated, nothing else",
+            target(3),
+            Views.healthy(3).noStatefulSet(),
+            expect(
+                "InSync", new Step.None(), 3, EXISTING, "True/QuorumHeld", "True/AllMembersReady")),
+        row(
+            "majority frozen, ConfigMap deleted, one member answers: quorum lost, the ConfigMap"
+                + " written again as existing from the member list",
+            target(3),
+            Views.healthy(3)
+                .noClusterState()
+                .unreachable(1, "DEADLINE_EXCEEDED")
+                .unreachable(2, "DEADLINE_EXCEEDED")
+                .noLeader(),
+            expect(
+                "QuorumLost",
+                new Step.None(),
+                3,
+                EXISTING,
+                "False/QuorumLost",
+                "False/QuorumLost")),
+        row(
+            "nothing answers, ConfigMap deleted, the claims are marked: quorum lost, not"
+                + " bootstrapping; the ConfigMap written again from the claims",
+            target(3),
+            Views.healthy(3).noClusterState().down(0).down(1).down(2).memberListUnknown(),
+            expect(
+                "QuorumLost",
+                new Step.None(),
+                3,
+                EXISTING,
+                "False/QuorumLost",
+                "False/QuorumLost")),
+        row(
+            "ConfigMap and StatefulSet with its pods deleted while quorum was lost: the claims say"
+                + " which members to bring back",
+            target(3),
+            Views.healthy(3)
+                .noClusterState()
+                .noStatefulSet()
+                .noPod(0)
+                .noPod(1)
+                .noPod(2)
+                .unreachable(0, "UnknownHost")
+                .unreachable(1, "UnknownHost")
+                .unreachable(2, "UnknownHost")
+                .memberListUnknown(),
+            expect(
+                "QuorumLost",
+                new Step.None(),
+                3,
+                EXISTING,
+                "False/QuorumLost",
+                "False/QuorumLost")),
+        row(
+            "the ConfigMap written back as new by hand, the claims are marked: quorum lost, it"
+                + " says existing again",
+            target(3),
+            Views.healthy(3).clusterState(false, 3).down(0).down(1).down(2).memberListUnknown(),
+            expect(
+                "QuorumLost",
+                new Step.None(),
+                3,
+                EXISTING,
+                "False/QuorumLost",
+                "False/QuorumLost")),
+        row(
+            "emptyDir, ConfigMap deleted while quorum was lost, pods still run etcd: never"
+                + " bootstrap new over a running member",
+            Target.valid(NS, NAME, 7, Views.desired(3, false)),
+            Views.bootstrapping(3)
+                .statefulSet(3, Views.HASH, false)
+                .noClaim(0)
+                .noClaim(1)
+                .noClaim(2)
+                .noClusterState(),
+            expect(
+                "QuorumLost",
+                new Step.None(),
+                3,
+                EXISTING,
+                "False/QuorumLost",
+                "False/QuorumLost")),
+        row(
+            "emptyDir, every pod and the ConfigMap gone: no data is left anywhere: bootstrap",
+            Target.valid(NS, NAME, 7, Views.desired(3, false)),
+            Views.fresh().statefulSet(3, Views.HASH, false),
+            expect(
+                "Bootstrap",
+                new Step.None(),
+                3,
+                NEW,
+                "False/Bootstrapping",
+                "False/Bootstrapping")),
+        row(
+            "ConfigMap deleted, the claims record another cluster than the one that answers:"
+                + " touch nothing",
+            target(3),
+            Views.healthy(3)
+                .noClusterState()
+                .claimOfCluster(0, 0xabc)
+                .claimOfCluster(1, 0xabc)
+                .claimOfCluster(2, 0xabc),
+            expect(
+                "AnotherCluster",
+                new Step.None(),
+                -1,
+                NONE,
+                "False/SplitBrain",
+                "False/SplitBrain")),
+        // --- etcd versions ---
+        row(
+            "upgrade 3.4 -> 3.5: a rolling restart, a follower first",
+            target(3, "quay.io/coreos/etcd:v3.5.30"),
+            Views.healthy(3)
+                .version("3.4.23")
+                .clusterVersion("3.4.0")
+                .podWithHash(0, "h0")
+                .podWithHash(1, "h0")
+                .podWithHash(2, "h0"),
+            expect(
+                "RollFollower",
+                delete("rolling update", 2),
+                3,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/RollingUpdate")),
+        row(
+            "upgrade 3.4 -> 3.6: refused (one minor version at a time), nothing touched",
+            target(3, "quay.io/coreos/etcd:v3.6.0"),
+            Views.healthy(3).version("3.4.23").clusterVersion("3.4.0").podWithHash(0, "h0"),
+            expect(
+                "UnsupportedVersionChange",
+                new Step.None(),
+                -1,
+                NONE,
+                "True/QuorumHeld",
+                "False/UnsupportedVersionChange")),
+        row(
+            "downgrade below the cluster version etcd reports: refused, nothing touched",
+            target(3, "registry.k8s.io/etcd:3.4.23-0"),
+            Views.healthy(3).clusterVersion("3.5.0").podWithHash(0, "h0"),
+            expect(
+                "UnsupportedVersionChange",
+                new Step.None(),
+                -1,
+                NONE,
+                "True/QuorumHeld",
+                "False/UnsupportedVersionChange")),
+        row(
+            "back to 3.4 in the middle of an upgrade (the cluster version is still 3.4): a roll",
+            target(3, "quay.io/coreos/etcd:v3.4.23"),
+            Views.healthy(3).clusterVersion("3.4.0").podWithHash(2, "h0"),
+            expect(
+                "RollFollower",
+                delete("rolling update", 2),
+                3,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/RollingUpdate")),
         // --- a majority lost its data ---
         row(
             "majority of 5 lost its data: reported, nothing destroyed, no opt-in",
@@ -807,6 +970,35 @@ class PlannerTest {
   }
 
   @Test
+  void aLostConfigMapIsWrittenAgainFromTheClaimsWithTheRecordedClusterId() {
+    Plan plan =
+        Planner.plan(
+            target(3),
+            Views.healthy(3)
+                .noClusterState()
+                .noStatefulSet()
+                .down(0)
+                .down(1)
+                .down(2)
+                .memberListUnknown()
+                .build());
+    var state = plan.clusterState().orElseThrow();
+    assertThat(state.existing()).isTrue();
+    assertThat(state.memberNames()).containsExactly("test-0", "test-1", "test-2");
+    assertThat(state.peerUrls().get("test-2"))
+        .isEqualTo("http://test-2.test-headless.default.svc:2380");
+    assertThat(state.annotations()).containsEntry("etcd.aenix.io/cluster-id", "c1");
+    assertThat(message(plan, Conditions.AVAILABLE)).startsWith("quorum lost: no member of 3");
+  }
+
+  @Test
+  void claimsMarkedBeforeTheClusterIdWasRecordedGetIt() {
+    Plan plan = Planner.plan(target(3), Views.healthy(3).claimWithoutClusterId(1).build());
+    assertThat(plan.claimMembers()).containsOnlyKeys("data-test-1");
+    assertThat(plan.claimClusterId()).isEqualTo(Views.CLUSTER_ID);
+  }
+
+  @Test
   void healthyMembersClaimsAreMarkedWithTheirMember() {
     Plan plan =
         Planner.plan(target(3), Views.healthy(3).freshClaim(1).claimOf(2, 0x999, false).build());
@@ -889,6 +1081,25 @@ class PlannerTest {
     assertThat(condition(plan, Conditions.PROGRESSING)).isEqualTo("False/RollStuck");
     assertThat(message(plan, Conditions.DEGRADED))
         .startsWith("rolling update stopped: test-2 was restarted");
+  }
+
+  @Test
+  void anUpgradeStuckOnACrashingMemberSaysSoAndRestartsNoOther() {
+    Views view =
+        Views.healthy(3)
+            .version("3.4.23")
+            .clusterVersion("3.4.0")
+            .podWithHash(0, "h0")
+            .podWithHash(1, "h0")
+            .down(2)
+            .podCreatedAgo(2, Duration.ofMinutes(10));
+    Plan plan = Planner.plan(Views.target(3, "quay.io/coreos/etcd:v3.5.30"), view.build());
+    assertThat(plan.step()).isEqualTo(new Step.Wait("test-2 to be healthy and caught up"));
+    assertThat(condition(plan, Conditions.DEGRADED)).isEqualTo("True/UpgradeStuck");
+    assertThat(condition(plan, Conditions.PROGRESSING)).isEqualTo("False/UpgradeStuck");
+    assertThat(message(plan, Conditions.DEGRADED))
+        .startsWith("upgrade to etcd 3.5.30 stopped: test-2 was restarted")
+        .contains("Set the image back to the version the other members run to recover it");
   }
 
   @Test

@@ -24,20 +24,17 @@ class RestorePlanTest {
         Views.NS,
         Views.NAME,
         3,
-        new Target.Desired(replicas, Views.HASH, true, "token", Optional.of(URI)));
+        new Target.Desired(
+            replicas,
+            Views.HASH,
+            true,
+            "token",
+            Views.desired(replicas).image(),
+            Optional.of(URI)));
   }
 
   static ClusterView with(ClusterView v, RestoreProgress r) {
-    return new ClusterView(
-        v.now(),
-        v.statefulSet(),
-        v.pods(),
-        v.claims(),
-        v.clusterState(),
-        v.probes(),
-        v.memberList(),
-        v.rebuild(),
-        r);
+    return v.withRestore(r);
   }
 
   static String condition(Plan p, String type) {

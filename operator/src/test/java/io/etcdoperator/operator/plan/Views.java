@@ -28,6 +28,10 @@ final class Views {
   static final String NAME = "test";
   static final String HASH = "h1";
   static final long CLUSTER_ID = 0xc1;
+
+  /** The version members report: the one the desired image names. */
+  static final String VERSION = "3.5.30";
+
   static final Instant NOW = Instant.parse("2026-11-29T12:00:00Z");
 
   private Optional<StatefulSetView> sts = Optional.empty();
@@ -38,6 +42,7 @@ final class Views {
   private final List<MemberList.Entry> members = new ArrayList<>();
   private boolean memberListKnown;
   private long leader;
+  private String clusterVersion;
 
   static long id(int ordinal) {
     return 0x100 + ordinal;
@@ -48,11 +53,17 @@ final class Views {
   }
 
   static Target.Desired desired(int replicas, boolean persistentStorage) {
-    return new Target.Desired(replicas, HASH, persistentStorage, "token");
+    return new Target.Desired(
+        replicas, HASH, persistentStorage, "token", "quay.io/coreos/etcd:v3.5.30");
   }
 
   static Target target(int replicas) {
     return Target.valid(NS, NAME, 7, desired(replicas));
+  }
+
+  /** The spec asks for {@code image} (the template's hash is {@link #HASH} all the same). */
+  static Target target(int replicas, String image) {
+    return Target.valid(NS, NAME, 7, new Target.Desired(replicas, HASH, true, "token", image));
   }
 
   /** Nothing exists yet. */
@@ -65,7 +76,7 @@ final class Views {
     Views v = new Views().statefulSet(n);
     v.clusterState = Optional.of(state(false, n));
     for (int i = 0; i < n; i++) {
-      v.pod(i, true, false).claim(i).unreachable(i, "connection refused");
+      v.pod(i, true, false).freshClaim(i).unreachable(i, "connection refused");
     }
     return v;
   }
@@ -113,7 +124,7 @@ final class Views {
         5,
         index,
         learner,
-        "3.4.23",
+        VERSION,
         20480,
         List.of());
   }
@@ -213,9 +224,21 @@ final class Views {
     return this;
   }
 
-  /** The claim of ordinal {@code i}, holding member {@code i}'s data. */
+  /** The claim of ordinal {@code i}, holding member {@code i}'s data (marked, with the cluster). */
   Views claim(int i) {
-    claims.put(i, new ClaimView(Names.dataClaim(NAME, i), i, false, id(i)));
+    claims.put(i, new ClaimView(Names.dataClaim(NAME, i), i, false, id(i), CLUSTER_ID));
+    return this;
+  }
+
+  /** The claim of ordinal {@code i} as marked before claims recorded the cluster ID. */
+  Views claimWithoutClusterId(int i) {
+    claims.put(i, new ClaimView(Names.dataClaim(NAME, i), i, false, id(i), 0));
+    return this;
+  }
+
+  /** The claim of ordinal {@code i}, holding member {@code i}'s data of cluster {@code id}. */
+  Views claimOfCluster(int i, long clusterId) {
+    claims.put(i, new ClaimView(Names.dataClaim(NAME, i), i, false, id(i), clusterId));
     return this;
   }
 
@@ -227,12 +250,12 @@ final class Views {
 
   /** The claim of ordinal {@code i}, holding the data of the member with ID {@code memberId}. */
   Views claimOf(int i, long memberId, boolean terminating) {
-    claims.put(i, new ClaimView(Names.dataClaim(NAME, i), i, terminating, memberId));
+    claims.put(i, new ClaimView(Names.dataClaim(NAME, i), i, terminating, memberId, CLUSTER_ID));
     return this;
   }
 
   Views claimTerminating(int i) {
-    claims.put(i, new ClaimView(Names.dataClaim(NAME, i), i, true, id(i)));
+    claims.put(i, new ClaimView(Names.dataClaim(NAME, i), i, true, id(i), CLUSTER_ID));
     return this;
   }
 
@@ -515,7 +538,7 @@ final class Views {
             1,
             3,
             false,
-            "3.4.23",
+            VERSION,
             20480,
             List.of()));
     return this;
@@ -527,9 +550,39 @@ final class Views {
     return this;
   }
 
+  /** The cluster version a member reports ({@code /version}'s etcdcluster, e.g. 3.4.0). */
+  Views clusterVersion(String version) {
+    clusterVersion = version;
+    return this;
+  }
+
+  /** Every member that answers reports this server version. */
+  Views version(String version) {
+    probes.replaceAll(
+        (i, p) ->
+            new MemberProbe(
+                p.ordinal(),
+                p.endpoint(),
+                p.reachable(),
+                p.error(),
+                p.clusterId(),
+                p.memberId(),
+                p.leaderId(),
+                p.raftTerm(),
+                p.raftIndex(),
+                p.learner(),
+                p.reachable() ? version : p.version(),
+                p.dbSize(),
+                p.alarms(),
+                p.revision(),
+                p.metricsIndex()));
+    return this;
+  }
+
   ClusterView build() {
     Optional<MemberList> list =
         memberListKnown ? Optional.of(new MemberList(members, 0)) : Optional.empty();
-    return new ClusterView(NOW, sts, pods, claims, clusterState, probes, list);
+    ClusterView view = new ClusterView(NOW, sts, pods, claims, clusterState, probes, list);
+    return clusterVersion == null ? view : view.withClusterVersion(clusterVersion);
   }
 }

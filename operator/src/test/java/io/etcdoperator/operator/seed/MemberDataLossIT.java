@@ -22,6 +22,9 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * What etcd 3.4.23 does when one member of a healthy 3-member cluster loses its data directory and
@@ -41,7 +44,12 @@ import org.junit.jupiter.api.Test;
  *       "discovery failed"). Every time.
  * </ul>
  */
+@ParameterizedClass(name = "etcd {0}")
+@ValueSource(strings = {"3.4", "3.5"})
 class MemberDataLossIT {
+  /** The etcd version this run of the class uses (both supported ones run). */
+  @Parameter String version;
+
   private static final Pattern TOCOMMIT =
       Pattern.compile(
           "panic: tocommit\\((\\d+)\\) is out of range \\[lastIndex\\(0\\)\\]\\. Was the raft log"
@@ -61,7 +69,8 @@ class MemberDataLossIT {
 
   @Test
   void wipedFollowerStartedAsExistingPanicsUntilLeadershipMoves() throws Exception {
-    try (LocalEtcdCluster cluster = LocalEtcdCluster.builder().name(CLUSTER).members(3).start()) {
+    try (LocalEtcdCluster cluster =
+        LocalEtcdCluster.builder().version(version).name(CLUSTER).members(3).start()) {
       cluster.awaitHealthy(HEALTHY);
       List<LocalEtcdMember> all = cluster.members();
       real.put(cluster, all, keys("k", 20));
@@ -121,7 +130,8 @@ class MemberDataLossIT {
 
   @Test
   void wipedMemberStartedAsNewExitsBecauseItWasBootstrapped() throws Exception {
-    try (LocalEtcdCluster cluster = LocalEtcdCluster.builder().name(CLUSTER).members(3).start()) {
+    try (LocalEtcdCluster cluster =
+        LocalEtcdCluster.builder().version(version).name(CLUSTER).members(3).start()) {
       cluster.awaitHealthy(HEALTHY);
       List<LocalEtcdMember> all = cluster.members();
       real.put(cluster, all, keys("k", 5));

@@ -149,7 +149,11 @@ final class RealClusterPlans implements AutoCloseable {
     Plan plan =
         Planner.plan(
             Target.valid(
-                NAMESPACE, CLUSTER, 1, new Target.Desired(replicas, HASH, true, cluster.token())),
+                NAMESPACE,
+                CLUSTER,
+                1,
+                new Target.Desired(
+                    replicas, HASH, true, cluster.token(), "quay.io/coreos/etcd:v3.5.30")),
             view);
     return new Observed(probe, view, plan);
   }

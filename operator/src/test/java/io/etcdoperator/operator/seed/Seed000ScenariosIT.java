@@ -33,6 +33,9 @@ import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Seed 000's "majority failure scenarios" 1 to 5, reproduced with real etcd 3.4.23 processes on
@@ -94,7 +97,12 @@ import org.junit.jupiter.api.Test;
  *       nothing is lost), StatefulSet down to the one member.
  * </ol>
  */
+@ParameterizedClass(name = "etcd {0}")
+@ValueSource(strings = {"3.4", "3.5"})
 class Seed000ScenariosIT {
+  /** The etcd version this run of the class uses (both supported ones run). */
+  @Parameter String version;
+
   private static final String AVAILABLE = Conditions.AVAILABLE;
   private static final String READY = Conditions.READY;
   private static RealClusterPlans real;
@@ -112,7 +120,8 @@ class Seed000ScenariosIT {
   /** Seed 000 scenario 1: the survivor's raft term is ahead of the rebuilt majority's. */
   @Test
   void scenario1SurvivorAheadLeadsTheRebuiltMajorityBackOrIsLeftOut() {
-    try (LocalEtcdCluster cluster = LocalEtcdCluster.builder().name(CLUSTER).members(3).start()) {
+    try (LocalEtcdCluster cluster =
+        LocalEtcdCluster.builder().version(version).name(CLUSTER).members(3).start()) {
       Rebuilt r = rebuildMajorityBesideSurvivor(cluster);
       LocalEtcdMember m0 = cluster.member(0);
       LocalEtcdMember m1 = cluster.member(1);
@@ -176,7 +185,8 @@ class Seed000ScenariosIT {
    */
   @Test
   void scenario1WithWritesToTheRebuiltMajorityLosesOneSideSilently() {
-    try (LocalEtcdCluster cluster = LocalEtcdCluster.builder().name(CLUSTER).members(3).start()) {
+    try (LocalEtcdCluster cluster =
+        LocalEtcdCluster.builder().version(version).name(CLUSTER).members(3).start()) {
       LocalEtcdMember m0 = cluster.member(0);
       LocalEtcdMember m1 = cluster.member(1);
       LocalEtcdMember m2 = cluster.member(2);
@@ -236,6 +246,7 @@ class Seed000ScenariosIT {
   void scenario1DivergenceIsCaughtByEtcdsCorruptionCheck() {
     try (LocalEtcdCluster cluster =
         LocalEtcdCluster.builder()
+            .version(version)
             .name(CLUSTER)
             .members(3)
             .extraArg("--experimental-corrupt-check-time=2s")
@@ -285,7 +296,8 @@ class Seed000ScenariosIT {
   /** Seed 000 scenario 2: the survivor's raft term is behind the rebuilt majority's. */
   @Test
   void scenario2SurvivorBehindNeverRejoinsAndKeepsItsData() {
-    try (LocalEtcdCluster cluster = LocalEtcdCluster.builder().name(CLUSTER).members(3).start()) {
+    try (LocalEtcdCluster cluster =
+        LocalEtcdCluster.builder().version(version).name(CLUSTER).members(3).start()) {
       cluster.awaitHealthy(HEALTHY);
       LocalEtcdMember m0 = cluster.member(0);
       LocalEtcdMember m1 = cluster.member(1);
@@ -360,7 +372,8 @@ class Seed000ScenariosIT {
    */
   @Test
   void scenario3MajorityRebuiltWithOtherMembersHasAnotherClusterId() {
-    try (LocalEtcdCluster cluster = LocalEtcdCluster.builder().name(CLUSTER).members(2).start()) {
+    try (LocalEtcdCluster cluster =
+        LocalEtcdCluster.builder().version(version).name(CLUSTER).members(2).start()) {
       Grown g = growAndLoseMajority(cluster);
       Observed o = rebootstrapMajorityAndResumeSurvivor(cluster, g);
       LocalEtcdMember m0 = cluster.member(0);
@@ -392,7 +405,8 @@ class Seed000ScenariosIT {
   /** What the planner must decide in scenario 3: it must not touch the survivor's data. */
   @Test
   void scenario3PlannerKeepsTheSurvivorsData() {
-    try (LocalEtcdCluster cluster = LocalEtcdCluster.builder().name(CLUSTER).members(2).start()) {
+    try (LocalEtcdCluster cluster =
+        LocalEtcdCluster.builder().version(version).name(CLUSTER).members(2).start()) {
       Grown g = growAndLoseMajority(cluster);
       Observed o = rebootstrapMajorityAndResumeSurvivor(cluster, g);
 
@@ -406,7 +420,8 @@ class Seed000ScenariosIT {
    */
   @Test
   void scenario4WipedMembersStartedAsExistingHangUntilOneGoesAway() {
-    try (LocalEtcdCluster cluster = LocalEtcdCluster.builder().name(CLUSTER).members(2).start()) {
+    try (LocalEtcdCluster cluster =
+        LocalEtcdCluster.builder().version(version).name(CLUSTER).members(2).start()) {
       Grown g = growAndLoseMajority(cluster);
       LocalEtcdMember m0 = cluster.member(0);
       LocalEtcdMember m1 = cluster.member(1);
@@ -472,7 +487,8 @@ class Seed000ScenariosIT {
   /** Seed 000 scenario 5: {@code --force-new-cluster} on the survivor. */
   @Test
   void scenario5ForceNewClusterOnTheSurvivorKeepsEveryKey() {
-    try (LocalEtcdCluster cluster = LocalEtcdCluster.builder().name(CLUSTER).members(2).start()) {
+    try (LocalEtcdCluster cluster =
+        LocalEtcdCluster.builder().version(version).name(CLUSTER).members(2).start()) {
       Grown g = growAndLoseMajority(cluster);
       LocalEtcdMember m0 = cluster.member(0);
 

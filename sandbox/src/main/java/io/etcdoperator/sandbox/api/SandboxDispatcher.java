@@ -35,7 +35,8 @@ import org.slf4j.LoggerFactory;
  *       read and an update of the object's replica field;
  *   <li>pod deletion, made graceful (see {@link #TERMINATION_FINALIZER});
  *   <li>strategic merge patches, which the mock refuses, turned into an update computed by {@link
- *       StrategicMerge};
+ *       StrategicMerge}; JSON merge patches, whose lists the mock merges, turned into an update
+ *       computed by {@link JsonMergePatch} (lists replaced, as RFC 7386 says);
  *   <li>{@code POST /sandbox/v1/<verb>}, handed to the {@link ControlHandler} (fault injection from
  *       the command line).
  * </ul>
@@ -138,6 +139,13 @@ public final class SandboxDispatcher extends KubernetesCrudDispatcher {
     }
     if (method == HttpMethod.DELETE
         && api != null
+        && api.name() != null
+        && api.subresource() == null
+        && orphaning(request, path)) {
+      orphanDependents(api);
+    }
+    if (method == HttpMethod.DELETE
+        && api != null
         && "pods".equals(api.plural())
         && api.name() != null
         && api.subresource() == null) {
@@ -148,7 +156,10 @@ public final class SandboxDispatcher extends KubernetesCrudDispatcher {
           404, "NotFound", "the sandbox does not serve " + api.plural() + "/" + api.subresource());
     }
     if (method == HttpMethod.PATCH && isStrategic(request)) {
-      return strategicPatch(request, path);
+      return patch(request, path, StrategicMerge::apply);
+    }
+    if (method == HttpMethod.PATCH && contentType(request).contains("merge-patch+json")) {
+      return patch(request, path, JsonMergePatch::apply);
     }
     MockResponse r = super.dispatch(request);
     if (method == HttpMethod.GET
@@ -320,7 +331,14 @@ public final class SandboxDispatcher extends KubernetesCrudDispatcher {
     }
   }
 
-  private MockResponse strategicPatch(RecordedRequest request, String path) throws Exception {
+  /**
+   * A patch computed here and stored as an update: strategic merge patches, which the mock refuses,
+   * and JSON merge patches, which the mock merges lists of instead of replacing them (RFC 7386, and
+   * a real API server, replace a list in a merge patch).
+   */
+  private MockResponse patch(
+      RecordedRequest request, String path, java.util.function.BinaryOperator<JsonNode> merge)
+      throws Exception {
     ApiPath api = ApiPath.parse(path);
     if (api == null || api.name() == null) {
       return status(404, "NotFound", path);
@@ -333,7 +351,7 @@ public final class SandboxDispatcher extends KubernetesCrudDispatcher {
         return current;
       }
       JsonNode object = mapper.readTree(current.getBody().readUtf8());
-      JsonNode merged = StrategicMerge.apply(object, mapper.readTree(request.getUtf8Body()));
+      JsonNode merged = merge.apply(object, mapper.readTree(request.getUtf8Body()));
       return super.dispatch(rewrite(HttpMethod.PUT, objectPath, merged.toString()));
     }
   }
@@ -427,6 +445,86 @@ public final class SandboxDispatcher extends KubernetesCrudDispatcher {
       return status(404, "NotFound", e.getMessage());
     } catch (Exception e) {
       return status(500, "InternalError", String.valueOf(e.getMessage()));
+    }
+  }
+
+  /**
+   * A delete that orphans the object's dependents ({@code propagationPolicy: Orphan}, in the
+   * DeleteOptions body or the query; {@code orphanDependents: true}), as {@code kubectl delete
+   * --cascade=orphan} sends it.
+   */
+  private boolean orphaning(RecordedRequest request, String path) {
+    if (path.contains("propagationPolicy=Orphan") || path.contains("orphanDependents=true")) {
+      return true;
+    }
+    // getBytes() leaves the body to whoever reads it next (getUtf8Body() consumes it).
+    String body =
+        request.getBody() == null
+            ? ""
+            : new String(request.getBody().getBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    if (body.isBlank()) {
+      return false;
+    }
+    try {
+      JsonNode options = mapper.readTree(body);
+      return "Orphan".equals(options.path("propagationPolicy").asText())
+          || options.path("orphanDependents").asBoolean(false);
+    } catch (Exception e) {
+      return false;
+    }
+  }
+
+  /**
+   * Orphan propagation, as the garbage collector does it before the owner goes: every object of the
+   * owner's namespace that names it as an owner loses that reference (and with it, for pods, their
+   * controller), so that deleting the owner deletes nothing else.
+   */
+  private void orphanDependents(ApiPath api) throws Exception {
+    synchronized (compositeWrites) {
+      MockResponse current = super.handleGet(api.objectPath());
+      if (current.code() != 200) {
+        return;
+      }
+      String uid = mapper.readTree(current.getBody().readUtf8()).at("/metadata/uid").asText();
+      if (uid.isEmpty() || api.namespace() == null) {
+        return;
+      }
+      for (ResourceType t : BuiltInTypes.ALL) {
+        if (!t.namespaced() || t.plural().equals("events")) {
+          continue;
+        }
+        String list = t.prefix() + "/namespaces/" + api.namespace() + "/" + t.plural();
+        MockResponse items = super.handleGet(list);
+        if (items.code() != 200) {
+          continue;
+        }
+        for (JsonNode item : mapper.readTree(items.getBody().readUtf8()).path("items")) {
+          JsonNode refs = item.at("/metadata/ownerReferences");
+          if (!refs.isArray() || refs.isEmpty()) {
+            continue;
+          }
+          com.fasterxml.jackson.databind.node.ArrayNode kept = mapper.createArrayNode();
+          refs.forEach(
+              r -> {
+                if (!uid.equals(r.path("uid").asText())) {
+                  kept.add(r);
+                }
+              });
+          if (kept.size() == refs.size()) {
+            continue;
+          }
+          ObjectNode updated = (ObjectNode) item.deepCopy();
+          ObjectNode meta = (ObjectNode) updated.path("metadata");
+          if (kept.isEmpty()) {
+            meta.remove("ownerReferences");
+          } else {
+            meta.set("ownerReferences", kept);
+          }
+          updated.put("apiVersion", t.groupVersion()).put("kind", t.kind());
+          String itemPath = list + "/" + item.at("/metadata/name").asText();
+          super.dispatch(rewrite(HttpMethod.PUT, itemPath, updated.toString()));
+        }
+      }
     }
   }
 

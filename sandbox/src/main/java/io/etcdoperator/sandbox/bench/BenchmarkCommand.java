@@ -41,8 +41,9 @@ public final class BenchmarkCommand implements Callable<Integer> {
 
   @Option(
       names = "--etcd",
-      defaultValue = "/usr/bin/etcd",
-      description = "etcd binary of the by-hand baseline.")
+      description =
+          "etcd binary of the by-hand baseline (default: the sandbox's etcd 3.5, which the"
+              + " default image runs).")
   String etcd;
 
   @Override
@@ -60,6 +61,14 @@ public final class BenchmarkCommand implements Callable<Integer> {
             + (operator == null
                 ? "without an operator (no OperatorLauncher on the class path): applies what the operator would create and stops when all members report healthy"
                 : "with the operator: applies an EtcdCluster and stops at its Ready condition"));
+    if (etcd == null) {
+      etcd =
+          io.etcdoperator.sandbox.kubelet.EtcdImages.scan(
+                  io.etcdoperator.sandbox.kubelet.EtcdImages.defaultDirectory())
+              .version("3.5")
+              .orElseThrow(() -> new IllegalStateException("no etcd 3.5: run scripts/ensure-etcd"))
+              .etcd();
+    }
     List<Duration> sandbox = new ArrayList<>();
     List<Duration> byHand = new ArrayList<>();
     try {

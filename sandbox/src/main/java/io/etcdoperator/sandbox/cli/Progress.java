@@ -154,7 +154,16 @@ final class Progress {
     out.println("etcdcluster " + key(ns, name) + " is Ready.");
     out.println("  client endpoints: " + String.join(",", urls));
     out.println("  inside the sandbox: http://" + service + ":2379");
-    out.println("  try: etcdctl --endpoints=" + String.join(",", urls) + " endpoint health");
+    var images = sandbox.kubelet().etcdImages();
+    String etcdctl =
+        images.versions().isEmpty()
+            ? "etcdctl"
+            : images
+                .version(images.versions().get(images.versions().size() - 1).minorVersion())
+                .orElseThrow()
+                .tool("etcdctl");
+    out.println(
+        "  try: " + etcdctl + " --endpoints=" + String.join(",", urls) + " endpoint health");
   }
 
   private void show(String what, String description) {

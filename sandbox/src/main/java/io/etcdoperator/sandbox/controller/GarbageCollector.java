@@ -24,8 +24,10 @@ import java.util.function.Supplier;
  * dependent that is itself an owner lets the next pass collect its own dependents, so whole trees
  * go (EtcdCluster, then StatefulSet, then pods and, per retention policy, claims).
  *
- * <p>Not emulated: foreground deletion and orphan propagation ({@code propagationPolicy} is
- * ignored; every delete behaves as Background).
+ * <p>Orphan propagation ({@code propagationPolicy: Orphan}) is done by the API server stand-in
+ * before the owner goes: its dependents lose their reference to it and so are never collected. Not
+ * emulated: foreground deletion (a delete with {@code propagationPolicy: Foreground} behaves as
+ * Background).
  */
 public final class GarbageCollector extends Controller {
   private final Supplier<List<ResourceType>> types;
@@ -73,9 +75,20 @@ public final class GarbageCollector extends Controller {
               o.getMetadata().getNamespace(),
               o.getMetadata().getName());
           var r = client.genericKubernetesResources(context(t));
-          (t.namespaced() ? r.inNamespace(o.getMetadata().getNamespace()) : r)
-              .withName(o.getMetadata().getName())
-              .delete();
+          var dependent =
+              (t.namespaced() ? r.inNamespace(o.getMetadata().getNamespace()) : r)
+                  .withName(o.getMetadata().getName());
+          // Read it again: it may have been orphaned (its owner deleted with propagation
+          // Orphan) or adopted since the list this pass started from.
+          GenericKubernetesResource now = dependent.get();
+          if (now == null
+              || !now.getMetadata().getUid().equals(o.getMetadata().getUid())
+              || now.getMetadata().getOwnerReferences().isEmpty()
+              || now.getMetadata().getOwnerReferences().stream()
+                  .anyMatch(ref -> ownerExists(served, ref, o.getMetadata().getNamespace()))) {
+            continue;
+          }
+          dependent.delete();
         } catch (KubernetesClientException e) {
           log.debug("could not collect {}: {}", o.getMetadata().getName(), e.getMessage());
         }

@@ -63,8 +63,12 @@ import java.util.concurrent.ConcurrentHashMap;
  *       observedGeneration; written only when it changed.
  * </ol>
  *
+ * <p>Orphan pods of the set's name pattern that its selector matches are adopted (the set becomes
+ * their controlling owner), as after {@code kubectl delete statefulset --cascade=orphan} and a new
+ * set of the same name.
+ *
  * <p>Not done: ControllerRevision objects, minReadySeconds, maxUnavailable above 1, adoption of
- * orphan pods.
+ * orphan claims (claims carry no owner unless a retention policy says Delete).
  */
 public final class StatefulSetController extends Controller {
   static final String REVISION_LABEL = "controller-revision-hash";
@@ -138,11 +142,17 @@ public final class StatefulSetController extends Controller {
 
     TreeMap<Integer, Pod> pods = new TreeMap<>();
     for (Pod p : allPods) {
-      if (ns.equals(p.getMetadata().getNamespace()) && ownedBy(p, set)) {
-        Integer ordinal = ordinal(name, p.getMetadata().getName());
-        if (ordinal != null) {
-          pods.put(ordinal, p);
-        }
+      if (!ns.equals(p.getMetadata().getNamespace())) {
+        continue;
+      }
+      Integer ordinal = ordinal(name, p.getMetadata().getName());
+      if (ordinal == null) {
+        continue;
+      }
+      if (ownedBy(p, set)) {
+        pods.put(ordinal, p);
+      } else if (orphanSelectedBy(p, set)) {
+        pods.put(ordinal, adopt(p, set));
       }
     }
     Map<String, PersistentVolumeClaim> claims = new HashMap<>();
@@ -457,6 +467,44 @@ public final class StatefulSetController extends Controller {
     }
     String rest = podName.substring(setName.length() + 1);
     return rest.matches("\\d+") ? Integer.valueOf(rest) : null;
+  }
+
+  /**
+   * A pod of this set's name pattern that no controller owns and whose labels the set's selector
+   * matches (a StatefulSet deleted with {@code --cascade=orphan} left it): the set adopts it, as
+   * the real controller does, instead of trying to create a second pod of that name.
+   */
+  private static boolean orphanSelectedBy(Pod p, StatefulSet set) {
+    if (p.getMetadata().getDeletionTimestamp() != null
+        || p.getMetadata().getOwnerReferences().stream()
+            .anyMatch(r -> Boolean.TRUE.equals(r.getController()))) {
+      return false;
+    }
+    var selector = set.getSpec().getSelector();
+    Map<String, String> want =
+        selector == null || selector.getMatchLabels() == null
+            ? Map.of()
+            : selector.getMatchLabels();
+    Map<String, String> labels =
+        p.getMetadata().getLabels() == null ? Map.of() : p.getMetadata().getLabels();
+    return !want.isEmpty()
+        && want.entrySet().stream().allMatch(e -> e.getValue().equals(labels.get(e.getKey())));
+  }
+
+  private Pod adopt(Pod p, StatefulSet set) {
+    log.info(
+        "statefulset {} adopts pod {}", set.getMetadata().getName(), p.getMetadata().getName());
+    return client
+        .pods()
+        .inNamespace(p.getMetadata().getNamespace())
+        .withName(p.getMetadata().getName())
+        .edit(
+            x -> {
+              List<OwnerReference> refs = new ArrayList<>(x.getMetadata().getOwnerReferences());
+              refs.add(owner(set, true));
+              x.getMetadata().setOwnerReferences(refs);
+              return x;
+            });
   }
 
   private static boolean ownedBy(HasMetadata o, StatefulSet set) {

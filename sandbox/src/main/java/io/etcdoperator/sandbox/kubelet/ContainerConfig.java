@@ -31,19 +31,25 @@ import java.util.regex.Pattern;
  * image's entrypoint, then {@code args}, all expanded against the final environment.
  *
  * <p>The image is never pulled: an etcd container (command whose basename is {@code etcd}, or no
- * command at all, which means the image's entrypoint) runs the local etcd binary, whatever the
- * image and tag; any other command runs as written on this machine.
+ * command at all, which means the image's entrypoint) runs the local etcd of the version its
+ * image's tag names ({@link EtcdImages}); {@code etcdctl} and {@code etcdutl} run that version's
+ * tools; any other command runs as written on this machine.
  *
  * @param argv the command line, binary first
  * @param env the environment
  * @param etcd whether this runs the local etcd binary
+ * @param image what the image resolved to, for the log (empty when no etcd binary runs)
  */
-public record ContainerConfig(List<String> argv, Map<String, String> env, boolean etcd) {
+public record ContainerConfig(
+    List<String> argv, Map<String, String> env, boolean etcd, java.util.Optional<String> image) {
+  /** The etcd tools whose local binaries follow the image's version. */
+  private static final List<String> ETCD_TOOLS = List.of("etcd", "etcdctl", "etcdutl");
+
   private static final Pattern LABEL_REF =
       Pattern.compile("metadata\\.(labels|annotations)\\['(.+)'\\]");
 
   /** A reference the container needs cannot be resolved yet. */
-  public static final class ConfigError extends Exception {
+  public static class ConfigError extends Exception {
     public ConfigError(String message) {
       super(message);
     }
@@ -58,7 +64,7 @@ public record ContainerConfig(List<String> argv, Map<String, String> env, boolea
 
   /** Resolves a container of a pod that has the address {@code podIp}. */
   public static ContainerConfig resolve(
-      Pod pod, Container c, String podIp, String etcdBinary, Objects objects) throws ConfigError {
+      Pod pod, Container c, String podIp, EtcdImages images, Objects objects) throws ConfigError {
     String ns = pod.getMetadata().getNamespace();
     Map<String, String> env = new LinkedHashMap<>();
     for (EnvFromSource from : nullSafe(c.getEnvFrom())) {
@@ -97,19 +103,41 @@ public record ContainerConfig(List<String> argv, Map<String, String> env, boolea
       }
     }
     List<String> command = nullSafe(c.getCommand());
+    if (command.isEmpty() && OperatorImage.matches(c.getImage())) {
+      // the operator's image: its entrypoint, as this JVM's classes (see OperatorImage)
+      List<String> args =
+          nullSafe(c.getArgs()).stream().map(a -> EnvExpansion.expand(a, env)).toList();
+      return new ContainerConfig(OperatorImage.argv(args), env, false, java.util.Optional.empty());
+    }
     List<String> argv = new ArrayList<>();
     boolean etcd;
+    String tool;
     if (command.isEmpty()) {
       etcd = true;
-      argv.add(etcdBinary);
+      tool = "etcd";
     } else {
       String first = EnvExpansion.expand(command.get(0), env);
-      etcd = first.equals("etcd") || first.endsWith("/etcd");
-      argv.add(etcd ? etcdBinary : first);
-      command.stream().skip(1).map(a -> EnvExpansion.expand(a, env)).forEach(argv::add);
+      tool = first.substring(first.lastIndexOf('/') + 1);
+      etcd = tool.equals("etcd");
     }
+    java.util.Optional<String> image = java.util.Optional.empty();
+    if (ETCD_TOOLS.contains(tool)) {
+      EtcdImages.Resolution r = images.resolve(c.getImage());
+      argv.add(r.tool(tool));
+      image =
+          java.util.Optional.of(
+              c.getImage()
+                  + " runs the sandbox's etcd "
+                  + r.version()
+                  + (r.patchDiffers()
+                      ? " (the image names " + r.requested().orElseThrow() + ")"
+                      : ""));
+    } else {
+      argv.add(EnvExpansion.expand(command.get(0), env));
+    }
+    command.stream().skip(1).map(a -> EnvExpansion.expand(a, env)).forEach(argv::add);
     nullSafe(c.getArgs()).stream().map(a -> EnvExpansion.expand(a, env)).forEach(argv::add);
-    return new ContainerConfig(List.copyOf(argv), env, etcd);
+    return new ContainerConfig(List.copyOf(argv), env, etcd, image);
   }
 
   private static String valueFrom(

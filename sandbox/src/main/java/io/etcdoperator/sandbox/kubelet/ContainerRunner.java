@@ -182,11 +182,18 @@ final class ContainerRunner {
 
   private void loop() {
     int quickFailures = 0;
+    int pulls = 0;
     try {
       while (true) {
         ContainerConfig config;
         try {
           config = pod.resolveImage(container);
+        } catch (EtcdImages.ImageUnavailable e) {
+          setState(waiting(pulls++ == 0 ? "ErrImagePull" : "ImagePullBackOff", e.getMessage()));
+          if (!pause(pod.backoff(Math.max(quickFailures++, 1)))) {
+            return;
+          }
+          continue;
         } catch (ContainerConfig.ConfigError e) {
           setState(waiting("CreateContainerConfigError", e.getMessage()));
           if (!pause(pod.backoff(Math.max(quickFailures++, 1)))) {
@@ -225,6 +232,7 @@ final class ContainerRunner {
           started = container.getStartupProbe() == null;
           ready = false;
         }
+        config.image().ifPresent(this::log);
         log("started pid " + p.pid() + ": " + String.join(" ", config.argv()));
         startProbes(p);
         pod.changed();
@@ -504,13 +512,7 @@ final class ContainerRunner {
               (int) Math.min(logOffset, all.length),
               (int) Math.max(0, all.length - logOffset),
               StandardCharsets.UTF_8);
-      List<String> lines = output.lines().filter(l -> !l.startsWith("[sandbox ")).toList();
-      String tail = String.join("\n", lines.subList(Math.max(0, lines.size() - 80), lines.size()));
-      byte[] bytes = tail.getBytes(StandardCharsets.UTF_8);
-      if (bytes.length > 2048) {
-        tail = new String(bytes, bytes.length - 2048, 2048, StandardCharsets.UTF_8);
-      }
-      return tail.isEmpty() ? null : tail;
+      return TerminationMessage.fromLog(output);
     } catch (IOException e) {
       return null;
     }

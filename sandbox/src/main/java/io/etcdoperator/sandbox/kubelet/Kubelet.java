@@ -52,6 +52,7 @@ public final class Kubelet implements AutoCloseable {
   private final Map<String, String> written = new ConcurrentHashMap<>();
   private final Thread statusWriter;
   private final Objects objects;
+  private final EtcdImages etcdImages;
   private SharedIndexInformer<Pod> podInformer;
   private SharedIndexInformer<Service> serviceInformer;
   private volatile boolean closed;
@@ -73,6 +74,11 @@ public final class Kubelet implements AutoCloseable {
               return t;
             });
     this.objects = new DirectObjects();
+    this.etcdImages = EtcdImages.scan(config.etcdBinaries());
+    LOG.info(
+        "etcd images run the local versions {} (from {})",
+        etcdImages.versions(),
+        etcdImages.directory());
     this.statusWriter = new Thread(this::writeStatuses, "kubelet-status");
     this.statusWriter.setDaemon(true);
   }
@@ -95,6 +101,11 @@ public final class Kubelet implements AutoCloseable {
 
   SandboxConfig config() {
     return config;
+  }
+
+  /** The etcd versions etcd images run here. */
+  public EtcdImages etcdImages() {
+    return etcdImages;
   }
 
   AddressPool addresses() {

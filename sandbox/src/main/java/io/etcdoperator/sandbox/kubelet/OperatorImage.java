@@ -40,58 +40,6 @@ final class OperatorImage {
     return repository.equals("etcd-operator") || repository.endsWith("/etcd-operator");
   }
 
-  private static final java.util.Map<String, String> TOOLS =
-      new java.util.concurrent.ConcurrentHashMap<>();
-
-  /**
-   * Where the etcd tools (etcdutl, or 3.4's etcdctl) of the etcd binary {@code etcd} are, for the
-   * restore agent's {@code ETCD_TOOLS_DIR}: beside the binary when they are there
-   * (scripts/ensure-etcd unpacks them together under .cache/etcd/(version)/bin), else the
-   * .cache/etcd directory of the same version found from the working directory up (Debian's
-   * /usr/bin/etcd comes without them).
-   */
-  static String toolsDir(String etcd) {
-    return TOOLS.computeIfAbsent(etcd, OperatorImage::findTools);
-  }
-
-  private static String findTools(String etcd) {
-    Path bin = Path.of(etcd).toAbsolutePath().getParent();
-    if (hasTools(bin)) {
-      return bin.toString();
-    }
-    String version = version(etcd);
-    for (Path d = Path.of("").toAbsolutePath(); d != null; d = d.getParent()) {
-      Path candidate = d.resolve(".cache/etcd").resolve(version).resolve("bin");
-      if (hasTools(candidate)) {
-        return candidate.toString();
-      }
-    }
-    return bin.toString();
-  }
-
-  private static boolean hasTools(Path dir) {
-    return dir != null
-        && (java.nio.file.Files.isExecutable(dir.resolve("etcdutl"))
-            || java.nio.file.Files.isExecutable(dir.resolve("etcdctl")));
-  }
-
-  /** "3.4.23" from {@code etcd --version}, or "" when it does not say. */
-  static String version(String etcd) {
-    try {
-      Process p = new ProcessBuilder(etcd, "--version").redirectErrorStream(true).start();
-      String out =
-          new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-      p.waitFor(10, java.util.concurrent.TimeUnit.SECONDS);
-      var m = java.util.regex.Pattern.compile("etcd Version: ([0-9.]+)").matcher(out);
-      return m.find() ? m.group(1) : "";
-    } catch (java.io.IOException e) {
-      return "";
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return "";
-    }
-  }
-
   /** The command line: this JVM's java and class path, the operator's main class, {@code args}. */
   static List<String> argv(List<String> args) {
     List<String> argv = new ArrayList<>();

@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ScheduledExecutorService;
 import org.slf4j.Logger;
@@ -302,7 +303,7 @@ final class PodWorker {
 
   ContainerConfig resolve(Container c) throws ContainerConfig.ConfigError {
     ContainerConfig cfg =
-        ContainerConfig.resolve(pod, c, podIp, kubelet.config().etcdBinary(), kubelet.objects());
+        ContainerConfig.resolve(pod, c, podIp, kubelet.etcdImages(), kubelet.objects());
     if (cfg.etcd()) {
       List<String> args = ListenUrls.rewriteArgs(cfg.argv().subList(1, cfg.argv().size()), podIp);
       Map<String, String> env = new LinkedHashMap<>(cfg.env());
@@ -310,7 +311,7 @@ final class PodWorker {
       List<String> argv = new ArrayList<>();
       argv.add(cfg.argv().get(0));
       argv.addAll(args);
-      return new ContainerConfig(argv, env, true);
+      return new ContainerConfig(argv, env, true, cfg.image());
     }
     return cfg;
   }
@@ -319,14 +320,29 @@ final class PodWorker {
   ContainerConfig resolveImage(Container c) throws ContainerConfig.ConfigError {
     ContainerConfig cfg = resolve(c);
     if (OperatorImage.runs(c)) {
-      // no command: argv is [etcd binary, args...]; the operator image's entrypoint takes the args
-      Map<String, String> env = new LinkedHashMap<>(cfg.env());
       // the restore agent runs etcd's own tools: those of the etcd this pod's members run
-      env.putIfAbsent("ETCD_TOOLS_DIR", OperatorImage.toolsDir(kubelet.config().etcdBinary()));
-      return new ContainerConfig(
-          OperatorImage.argv(cfg.argv().subList(1, cfg.argv().size())), env, false);
+      Optional<String> tools = etcdToolsDir();
+      if (tools.isPresent()) {
+        Map<String, String> env = new LinkedHashMap<>(cfg.env());
+        env.putIfAbsent("ETCD_TOOLS_DIR", tools.get());
+        return new ContainerConfig(cfg.argv(), env, false, cfg.image());
+      }
     }
     return cfg;
+  }
+
+  /** The bin directory of the etcd the pod's etcd container runs (its image's version). */
+  private Optional<String> etcdToolsDir() {
+    for (Container c : pod.getSpec().getContainers()) {
+      if ("etcd".equals(c.getName())) {
+        try {
+          return Optional.of(kubelet.etcdImages().resolve(c.getImage()).bin().toString());
+        } catch (EtcdImages.ImageUnavailable e) {
+          return Optional.empty();
+        }
+      }
+    }
+    return Optional.empty();
   }
 
   Process launch(Container c, ContainerConfig cfg) throws IOException {

@@ -137,6 +137,73 @@ class CrashSafetyE2EIT {
   }
 
   /**
+   * An upgrade 3.4.23 -> 3.5.30 of 3 members, the operator killed after each of its steps in turn
+   * (the StatefulSet's new template, each follower's pod deletion, the move of leadership, the
+   * leader's pod deletion), started again each time: the upgrade converges, every member runs 3.5
+   * with its ID of before, and the writer loses nothing.
+   */
+  @Test
+  void theOperatorKilledAfterEachStepOfAnUpgradeConverges() throws Exception {
+    calls = new CallLog();
+    SandboxConfig config =
+        SandboxConfig.defaults(dir)
+            .withRestartBackoff(Duration.ofSeconds(1), Duration.ofSeconds(5))
+            .withMaxGracePeriod(Duration.ofSeconds(10));
+    try (E2E session = E2E.start(config, OperatorSettings.defaults().withCallHook(calls));
+        Cluster up = new Cluster(session, "up")) {
+      e2e = session;
+      crasher = new Crasher(e2e.sandbox());
+      calls.listen(crasher);
+      e2e.apply(UpgradeE2EIT.manifest("up", 3, UpgradeE2EIT.V34));
+      up.awaitConverged(1, 3, STEP);
+      Map<String, String> ids = up.memberIds();
+      List<java.util.function.Predicate<String>> steps =
+          new ArrayList<>(
+              List.of(
+                  "k8s update StatefulSet up"::equals,
+                  l -> l.startsWith("k8s delete Pod up-"),
+                  l -> l.startsWith("k8s delete Pod up-"),
+                  l -> l.startsWith("etcd moveLeader up-"),
+                  l -> l.startsWith("k8s delete Pod up-")));
+      try (RecordingWriter writer = up.writer(Duration.ofMinutes(6))) {
+        int from = calls.size();
+        crasher.arm(steps.remove(0), 0);
+        long generation = up.patchSpec(UpgradeE2EIT.image(UpgradeE2EIT.V35));
+        List<String> fired = new ArrayList<>();
+        while (true) {
+          await()
+              .atMost(STEP)
+              .pollInterval(Duration.ofMillis(50))
+              .until(() -> crasher.fired() != null || up.converged(generation, 3));
+          String call = crasher.fired();
+          if (call == null) {
+            break;
+          }
+          crasher.awaitStopped(Duration.ofSeconds(30));
+          fired.add(call);
+          if (steps.isEmpty()) {
+            crasher.disarm();
+          } else {
+            crasher.arm(steps.remove(0), 0);
+          }
+          e2e.sandbox().faults().startOperator();
+        }
+        crasher.disarm();
+        System.out.println("upgrade: crashed after " + fired);
+        System.out.println("  calls: " + RollE2EIT.labels(calls, from));
+        assertThat(fired).hasSize(5);
+        UpgradeE2EIT.assertVersions(up, "3.5.30", "3.5.0");
+        assertThat(up.memberIds()).isEqualTo(ids);
+        WriterReport report = writer.report();
+        System.out.println(report.summary());
+        assertThat(report.verified()).isTrue();
+        assertThat(report.lost()).isEmpty();
+        assertThat(report.altered()).isEmpty();
+      }
+    }
+  }
+
+  /**
    * The crash targets, as runs of one operation: by default one run holding every distinct label
    * (crashed one after the other, in the order of the dry run); with {@code crash.everyCall} one
    * run per call of the dry run.

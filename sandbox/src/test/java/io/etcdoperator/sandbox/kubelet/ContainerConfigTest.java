@@ -11,6 +11,11 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -46,8 +51,92 @@ class ContainerConfigTest {
         }
       };
 
+  /** Two unpacked etcd versions, as scripts/ensure-etcd leaves them (the binaries are stubs). */
+  static final Path VERSIONS = versions("3.4.23", "3.5.30");
+
+  static Path versions(String... versions) {
+    try {
+      Path dir = Files.createTempDirectory("etcd-versions");
+      for (String v : versions) {
+        Path bin = Files.createDirectories(dir.resolve(v).resolve("bin"));
+        for (String tool : List.of("etcd", "etcdctl", "etcdutl")) {
+          Path f = Files.writeString(bin.resolve(tool), "#!/bin/sh\n");
+          f.toFile().setExecutable(true);
+        }
+      }
+      return dir;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  static String binary(String version, String tool) {
+    return VERSIONS.resolve(version).resolve("bin").resolve(tool).toAbsolutePath().toString();
+  }
+
   static ContainerConfig resolve(Container c) throws ContainerConfig.ConfigError {
-    return ContainerConfig.resolve(POD, c, "127.20.0.5", "/usr/bin/etcd", OBJECTS);
+    return ContainerConfig.resolve(POD, c, "127.20.0.5", EtcdImages.scan(VERSIONS), OBJECTS);
+  }
+
+  @Test
+  void theImageTagPicksTheVersionWithTheNewestLocalPatch() throws Exception {
+    ContainerConfig v34 =
+        resolve(
+            new ContainerBuilder()
+                .withName("etcd")
+                .withImage("quay.io/coreos/etcd:v3.4.13")
+                .build());
+    assertThat(v34.argv()).containsExactly(binary("3.4.23", "etcd"));
+    assertThat(v34.image())
+        .hasValue(
+            "quay.io/coreos/etcd:v3.4.13 runs the sandbox's etcd 3.4.23 (the image names 3.4.13)");
+    ContainerConfig v35 =
+        resolve(
+            new ContainerBuilder()
+                .withName("etcd")
+                .withImage("registry.k8s.io/etcd:3.5.21-0")
+                .build());
+    assertThat(v35.argv()).containsExactly(binary("3.5.30", "etcd"));
+    ContainerConfig exact =
+        resolve(
+            new ContainerBuilder()
+                .withName("etcd")
+                .withImage("quay.io/coreos/etcd:v3.5.30")
+                .build());
+    assertThat(exact.image())
+        .hasValue("quay.io/coreos/etcd:v3.5.30 runs the sandbox's etcd 3.5.30");
+  }
+
+  @Test
+  void etcdctlAndEtcdutlRunTheToolsOfTheImagesVersion() throws Exception {
+    ContainerConfig cfg =
+        resolve(
+            new ContainerBuilder()
+                .withName("restore")
+                .withImage("quay.io/coreos/etcd:v3.5.17")
+                .withCommand("etcdutl", "snapshot", "restore")
+                .build());
+    assertThat(cfg.etcd()).isFalse();
+    assertThat(cfg.argv()).containsExactly(binary("3.5.30", "etcdutl"), "snapshot", "restore");
+  }
+
+  @Test
+  void aVersionTheMachineLacksCannotBePulled() {
+    assertThatThrownBy(
+            () ->
+                resolve(
+                    new ContainerBuilder()
+                        .withName("etcd")
+                        .withImage("quay.io/coreos/etcd:v3.6.0")
+                        .build()))
+        .isInstanceOf(EtcdImages.ImageUnavailable.class)
+        .hasMessage(
+            "Failed to pull image \"quay.io/coreos/etcd:v3.6.0\": the sandbox has no etcd 3.6 (it"
+                + " has 3.4.23, 3.5.30)");
+    assertThatThrownBy(
+            () -> resolve(new ContainerBuilder().withName("web").withImage("nginx:1.27").build()))
+        .isInstanceOf(EtcdImages.ImageUnavailable.class)
+        .hasMessageContaining("the sandbox runs etcd images only");
   }
 
   @Test
@@ -77,7 +166,8 @@ class ContainerConfigTest {
                 .endEnv()
                 .build());
     assertThat(cfg.etcd()).isTrue();
-    assertThat(cfg.argv()).containsExactly("/usr/bin/etcd", "--name=etcd-1", "--ip=127.20.0.5");
+    assertThat(cfg.argv())
+        .containsExactly(binary("3.5.30", "etcd"), "--name=etcd-1", "--ip=127.20.0.5");
   }
 
   @Test
@@ -86,11 +176,11 @@ class ContainerConfigTest {
         resolve(
             new ContainerBuilder()
                 .withName("etcd")
-                .withImage("anything")
+                .withImage("quay.io/coreos/etcd")
                 .withArgs("--version")
                 .build());
     assertThat(cfg.etcd()).isTrue();
-    assertThat(cfg.argv()).containsExactly("/usr/bin/etcd", "--version");
+    assertThat(cfg.argv()).containsExactly(binary("3.5.30", "etcd"), "--version");
   }
 
   @Test

@@ -13,17 +13,20 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
- * Reads a member's raft progress from its Prometheus endpoint. A member restarted while its cluster
- * has no quorum serves no client request at all (etcd 3.4 serves clients only once it has joined a
- * cluster with quorum), but its metrics listener answers: it is the only way to learn how far each
+ * What members serve over plain HTTP, besides gRPC: their versions ({@code /version}) and their
+ * raft progress (the Prometheus {@code /metrics} page). A member restarted while its cluster has no
+ * quorum serves no client request at all (etcd serves clients only once it has joined a cluster
+ * with quorum), but its metrics listener answers: it is the only way to learn how far each
  * survivor's log goes, and so which survivor holds the most advanced data.
  *
- * <p>All members are asked at once with one deadline; one that does not answer within it is simply
- * absent from the result.
+ * <p>Every call has the deadline; members are asked at once; one that does not answer within it is
+ * simply absent from the result.
  */
-public final class EtcdMetrics {
+public final class EtcdHttp {
   private final HttpClient http;
   private final Duration deadline;
 
@@ -36,10 +39,51 @@ public final class EtcdMetrics {
    */
   public record Progress(long committedIndex, long appliedIndex, boolean hasLeader) {}
 
-  public EtcdMetrics(Duration deadline) {
+  public EtcdHttp(Duration deadline) {
     this.deadline = deadline;
     this.http = HttpClient.newBuilder().connectTimeout(deadline).build();
   }
+
+  /**
+   * What a member's {@code /version} says.
+   *
+   * @param server the member's own version ({@code etcdserver}), e.g. 3.5.30
+   * @param cluster the cluster version ({@code etcdcluster}), e.g. 3.5.0: the lowest version every
+   *     member runs, which etcd raises once all have moved, and never lowers
+   */
+  public record Versions(String server, String cluster) {}
+
+  /** The versions the member at {@code clientUrl} reports, if it answers within the deadline. */
+  public Optional<Versions> versions(String clientUrl) {
+    try {
+      HttpRequest request =
+          HttpRequest.newBuilder(URI.create(clientUrl + "/version"))
+              .timeout(deadline)
+              .GET()
+              .build();
+      HttpResponse<String> response =
+          http.sendAsync(request, HttpResponse.BodyHandlers.ofString())
+              .get(deadline.toMillis() + 100, TimeUnit.MILLISECONDS);
+      return response.statusCode() == 200 ? parseVersions(response.body()) : Optional.empty();
+    } catch (ExecutionException | TimeoutException | IllegalArgumentException e) {
+      return Optional.empty();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return Optional.empty();
+    }
+  }
+
+  /** {@code {"etcdserver":"3.5.30","etcdcluster":"3.5.0"}}; empty when either is missing. */
+  static Optional<Versions> parseVersions(String body) {
+    Matcher server = SERVER.matcher(body);
+    Matcher cluster = CLUSTER.matcher(body);
+    return server.find() && cluster.find()
+        ? Optional.of(new Versions(server.group(1), cluster.group(1)))
+        : Optional.empty();
+  }
+
+  private static final Pattern SERVER = Pattern.compile("\"etcdserver\"\\s*:\\s*\"([^\"]+)\"");
+  private static final Pattern CLUSTER = Pattern.compile("\"etcdcluster\"\\s*:\\s*\"([^\"]+)\"");
 
   /**
    * The progress of every member that answered, by metrics base URL (e.g. {@code
