@@ -81,7 +81,7 @@ class SeedManifestsE2EIT {
     }
     return conditions.stream()
         .filter(o -> o instanceof Map<?, ?> m && "Ready".equals(m.get("type")))
-        .map(o -> (Map<?, ?>) o)
+        .<Map<?, ?>>map(o -> (Map<?, ?>) o)
         .findFirst();
   }
 

@@ -15,7 +15,7 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     versionProvider = VersionCommand.Provider.class,
     description = "Runs durable etcd clusters on Kubernetes.",
-    subcommands = {RunCommand.class, RenderCommand.class, VersionCommand.class})
+    subcommands = {RunCommand.class, RenderCommand.class, VersionCommand.class, AgentCommand.class})
 public final class Main {
   private Main() {}
 

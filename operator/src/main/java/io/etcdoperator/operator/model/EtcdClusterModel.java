@@ -56,7 +56,7 @@ public final class EtcdClusterModel {
   private final PodTemplateSpec podTemplate;
   private final String podTemplateHash;
 
-  private EtcdClusterModel(EtcdCluster resource) {
+  private EtcdClusterModel(EtcdCluster resource, String operatorImage) {
     this.name = resource.getMetadata().getName();
     this.namespace = resource.getMetadata().getNamespace();
     this.uid = resource.getMetadata().getUid();
@@ -64,18 +64,27 @@ public final class EtcdClusterModel {
     this.spec = given == null ? new EtcdClusterSpec() : given;
     this.replicas =
         spec.getReplicas() == null ? EtcdClusterSpec.DEFAULT_REPLICAS : spec.getReplicas();
-    this.podTemplate = MemberPod.template(name, spec);
+    this.podTemplate = MemberPod.template(name, spec, operatorImage);
     this.podTemplateHash =
         podTemplate.getMetadata().getAnnotations().get(Names.POD_TEMPLATE_HASH_ANNOTATION);
   }
 
   /** Validates once; throws InvalidSpecException listing every problem (field path + reason). */
   public static EtcdClusterModel of(EtcdCluster resource) throws InvalidSpecException {
+    return of(resource, Names.DEFAULT_OPERATOR_IMAGE);
+  }
+
+  /**
+   * As {@link #of(EtcdCluster)}, with the operator's own image (what a restore's init container
+   * runs).
+   */
+  public static EtcdClusterModel of(EtcdCluster resource, String operatorImage)
+      throws InvalidSpecException {
     List<SpecProblem> problems = SpecValidator.validate(resource);
     if (!problems.isEmpty()) {
       throw new InvalidSpecException(problems);
     }
-    return new EtcdClusterModel(resource);
+    return new EtcdClusterModel(resource, operatorImage);
   }
 
   public String name() {
@@ -104,6 +113,13 @@ public final class EtcdClusterModel {
   /** The pod template every member should run, with its hash annotation. */
   public PodTemplateSpec podTemplate() {
     return Overlay.copy(podTemplate, PodTemplateSpec.class);
+  }
+
+  /** {@code spec.bootstrap.restore.source}, when the cluster starts from a snapshot. */
+  public Optional<io.etcdoperator.api.v1alpha1.BackupDestination> restoreSource() {
+    return spec.getBootstrap() == null || spec.getBootstrap().getRestore() == null
+        ? Optional.empty()
+        : Optional.ofNullable(spec.getBootstrap().getRestore().getSource());
   }
 
   /** The image of the etcd container, as the pod template has it. */

@@ -66,8 +66,28 @@ final class MemberPod {
 
   /** The pod template, with its hash in {@value Names#POD_TEMPLATE_HASH_ANNOTATION}. */
   static PodTemplateSpec template(String cluster, EtcdClusterSpec spec) {
+    return template(cluster, spec, Names.DEFAULT_OPERATOR_IMAGE);
+  }
+
+  /**
+   * @param operatorImage what the restore init container runs, when the spec restores
+   */
+  static PodTemplateSpec template(String cluster, EtcdClusterSpec spec, String operatorImage) {
     PodTemplate user = spec.getPodTemplate();
     PodSpec podSpec = basePodSpec(cluster, spec);
+    if (spec.getBootstrap() != null && spec.getBootstrap().getRestore() != null) {
+      // the snapshot is restored before etcd starts; the agent does nothing once there is data
+      var source = spec.getBootstrap().getRestore().getSource();
+      var pointInTime = spec.getBootstrap().getRestore().getPointInTime();
+      podSpec.setInitContainers(
+          new ArrayList<>(
+              List.of(
+                  RestorePods.restoreInitContainer(cluster, source, pointInTime, operatorImage))));
+      List<io.fabric8.kubernetes.api.model.Volume> volumes =
+          new ArrayList<>(podSpec.getVolumes() == null ? List.of() : podSpec.getVolumes());
+      RestorePods.restoreSourceVolume(source).ifPresent(volumes::add);
+      podSpec.setVolumes(volumes);
+    }
     if (user != null && user.getSpec() != null) {
       podSpec =
           Overlay.fromMap(

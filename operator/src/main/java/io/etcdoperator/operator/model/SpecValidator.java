@@ -77,6 +77,16 @@ final class SpecValidator {
               + " volumeClaimTemplate can hibernate");
     }
     options(spec.getOptions());
+    if (spec.getBootstrap() != null && spec.getBootstrap().getRestore() != null) {
+      for (String p :
+          BackupSpecs.destination(
+              spec.getBootstrap().getRestore().getSource(),
+              "spec.bootstrap.restore.source",
+              true)) {
+        int colon = p.indexOf(": ");
+        problem(p.substring(0, colon), p.substring(colon + 2));
+      }
+    }
     if (spec.getPodTemplate() != null) {
       templateMetadata("spec.podTemplate.metadata", spec.getPodTemplate().getMetadata());
       if (spec.getPodTemplate().getSpec() != null) {

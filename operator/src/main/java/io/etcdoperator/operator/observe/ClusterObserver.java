@@ -105,7 +105,8 @@ public final class ClusterObserver {
         probes,
         probed.memberList(),
         rebuild,
-        clusterVersion);
+        clusterVersion,
+        RestoreProgress.of(cluster, objects.pods()));
   }
 
   /**

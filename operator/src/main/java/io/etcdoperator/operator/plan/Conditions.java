@@ -32,6 +32,8 @@ public final class Conditions {
   public static final String POD_NOT_A_MEMBER = "PodNotAMember";
   public static final String ALARM = "AlarmRaised";
   public static final String MAJORITY_DATA_LOST = "MajorityDataLost";
+  public static final String RESTORING = "Restoring";
+  public static final String RESTORE_FAILED = "RestoreFailed";
 
   private Conditions() {}
 

@@ -269,11 +269,13 @@ final class Decisions {
             + ")";
     String message = step instanceof Step.None ? waiting : step.describe();
     Report report =
-        new Report(
-            line(false, Conditions.BOOTSTRAPPING, waiting),
-            line(false, Conditions.BOOTSTRAPPING, waiting),
-            line(true, Conditions.BOOTSTRAPPING, message),
-            line(false, Conditions.BOOTSTRAPPING, waiting));
+        s.desired().restoreFrom().isPresent()
+            ? Restores.report(s, step, waiting)
+            : new Report(
+                line(false, Conditions.BOOTSTRAPPING, waiting),
+                line(false, Conditions.BOOTSTRAPPING, waiting),
+                line(true, Conditions.BOOTSTRAPPING, message),
+                line(false, Conditions.BOOTSTRAPPING, waiting));
     ClusterState state =
         new ClusterState(ClusterState.Kind.NEW, members, s.desired().clusterToken());
     return new Decision(
@@ -293,6 +295,8 @@ final class Decisions {
     Map<String, String> annotations =
         new TreeMap<>(f.view.clusterState().map(SurvivorRebuild::kept).orElse(Map.of()));
     annotations.put(Names.CLUSTER_ID_ANNOTATION, Hex.id(f.clusterId));
+    Restores.record(f.view)
+        .ifPresent(r -> annotations.putIfAbsent(Names.RESTORED_FROM_ANNOTATION, r));
     int replicas =
         s.hibernating() || f.knownOrdinals().isEmpty() ? 0 : f.knownOrdinals().last() + 1;
     return new Keep(

@@ -42,6 +42,7 @@ final class StatusRenderer {
     status.setMembers(members(target, facts));
     status.setSelector(Names.selectorString(target.name()));
     status.setLastRebuild(lastRebuild(facts));
+    status.setRestore(Restores.status(facts.view));
     return status;
   }
 

@@ -228,7 +228,8 @@ final class SurvivorRebuild {
               "members "
                   + lostNames
                   + " lost their data and no member holds any: the cluster's"
-                  + " data is gone; the operator changes nothing",
+                  + " data is gone; the operator changes nothing"
+                  + Restores.wayOut(target),
               replicas));
     }
     boolean ambiguous =
@@ -296,7 +297,8 @@ final class SurvivorRebuild {
                 + " lost their data; "
                 + advanced
                 + ". The operator destroys nothing and starts no new cluster; "
-                + why,
+                + why
+                + Restores.wayOut(target),
             replicas));
   }
 
@@ -327,6 +329,9 @@ final class SurvivorRebuild {
     state
         .annotation(Names.REBUILT_FROM_ANNOTATION)
         .ifPresent(v -> kept.put(Names.REBUILT_FROM_ANNOTATION, v));
+    state
+        .annotation(Names.RESTORED_FROM_ANNOTATION)
+        .ifPresent(v -> kept.put(Names.RESTORED_FROM_ANNOTATION, v));
     return kept;
   }
 }

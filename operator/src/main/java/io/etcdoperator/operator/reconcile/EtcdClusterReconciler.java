@@ -1,5 +1,6 @@
 package io.etcdoperator.operator.reconcile;
 
+import io.etcdoperator.api.v1alpha1.EtcdBackup;
 import io.etcdoperator.api.v1alpha1.EtcdCluster;
 import io.etcdoperator.api.v1alpha1.EtcdClusterStatus;
 import io.etcdoperator.operator.CallHook;
@@ -72,6 +73,7 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster> {
   private final Duration quorumLossAlarm;
   private final CallHook hook;
   private final ClusterObserver observer;
+  private final String operatorImage;
   private final Map<Class<?>, InformerEventSource<?, EtcdCluster>> caches =
       new ConcurrentHashMap<>();
 
@@ -82,6 +84,20 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster> {
 
   public EtcdClusterReconciler(
       EtcdService etcd, EtcdHttp metrics, Clock clock, Duration quorumLossAlarm, CallHook hook) {
+    this(etcd, metrics, clock, quorumLossAlarm, hook, Names.DEFAULT_OPERATOR_IMAGE);
+  }
+
+  /**
+   * @param operatorImage what a restore's init container runs
+   */
+  public EtcdClusterReconciler(
+      EtcdService etcd,
+      EtcdHttp metrics,
+      Clock clock,
+      Duration quorumLossAlarm,
+      CallHook hook,
+      String operatorImage) {
+    this.operatorImage = operatorImage;
     this.hook = hook;
     this.etcd = etcd;
     this.clock = clock;
@@ -98,7 +114,8 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster> {
         cache(context, PersistentVolumeClaim.class),
         cache(context, ConfigMap.class),
         cache(context, Service.class),
-        cache(context, PodDisruptionBudget.class));
+        cache(context, PodDisruptionBudget.class),
+        Backups.source(context));
   }
 
   private <R extends HasMetadata> InformerEventSource<R, EtcdCluster> cache(
@@ -130,7 +147,13 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster> {
       return UpdateControl.noUpdate();
     }
     Instant started = clock.instant();
-    DesiredCluster desired = DesiredCluster.of(cluster);
+    DesiredCluster desired = DesiredCluster.of(cluster, operatorImage);
+    desired =
+        new DesiredCluster(
+            desired
+                .target()
+                .withNewestBackup(Backups.newest(context.getSecondaryResources(EtcdBackup.class))),
+            desired.model());
     ClusterView view = observe(cluster, context);
     Plan plan = Planner.plan(desired.target(), view);
     Acted acted = act(cluster, context, desired, plan, view);
