@@ -4,6 +4,7 @@ import io.etcdoperator.operator.etcd.EtcdHttp;
 import io.etcdoperator.operator.etcd.EtcdService;
 import io.etcdoperator.operator.etcd.EtcdServiceConfig;
 import io.etcdoperator.operator.etcd.JetcdEtcdService;
+import io.etcdoperator.operator.metrics.OperatorMetrics;
 import io.etcdoperator.operator.reconcile.EtcdBackupReconciler;
 import io.etcdoperator.operator.reconcile.EtcdBackupScheduleReconciler;
 import io.etcdoperator.operator.reconcile.EtcdClusterReconciler;
@@ -63,6 +64,7 @@ public final class EtcdOperator implements AutoCloseable {
         new JetcdEtcdService(EtcdServiceConfig.defaults().withDeadline(settings.etcdDeadline()));
     // Connections to members, reused across reconciles, dropped when their cluster is deleted.
     registry.gauge("etcd.operator.etcd.channels", etcd, JetcdEtcdService::openChannels);
+    OperatorMetrics metrics = new OperatorMetrics(registry);
 
     Operator operator =
         new Operator(
@@ -113,7 +115,8 @@ public final class EtcdOperator implements AutoCloseable {
             Clock.systemUTC(),
             settings.quorumLossAlarm(),
             settings.callHook(),
-            settings.operatorImage()),
+            settings.operatorImage(),
+            metrics),
         c -> {
           if (!settings.namespaces().isEmpty()) {
             c.settingNamespaces(settings.namespaces());
@@ -128,7 +131,7 @@ public final class EtcdOperator implements AutoCloseable {
           }
         });
     operator.register(
-        new EtcdBackupScheduleReconciler(Clock.systemUTC(), settings.operatorImage()),
+        new EtcdBackupScheduleReconciler(Clock.systemUTC(), settings.operatorImage(), metrics),
         c -> {
           // Called for delete events too, without a finalizer (EtcdClusterReconciler).
           c.withTriggerReconcilerOnAllEvents(true);

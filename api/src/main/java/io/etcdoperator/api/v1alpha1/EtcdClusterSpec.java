@@ -21,7 +21,8 @@ import java.util.Map;
   "podDisruptionBudgetTemplate",
   "storage",
   "security",
-  "bootstrap"
+  "bootstrap",
+  "defragmentation"
 })
 @ValidationRule(
     value =
@@ -76,6 +77,20 @@ public class EtcdClusterSpec {
       "How the cluster starts: restore.source makes every member start from a snapshot (aenix"
           + " v1alpha1). Read only until the cluster first forms.")
   private BootstrapSpec bootstrap;
+
+  @JsonPropertyDescription(
+      "When to defragment members: a cron schedule (UTC), a fragmentation threshold, or both; one"
+          + " member at a time, followers first, the leader last, only while every member is"
+          + " healthy. Absent: only to recover from a NOSPACE alarm.")
+  private DefragmentationSpec defragmentation;
+
+  public DefragmentationSpec getDefragmentation() {
+    return defragmentation;
+  }
+
+  public void setDefragmentation(DefragmentationSpec defragmentation) {
+    this.defragmentation = defragmentation;
+  }
 
   public BootstrapSpec getBootstrap() {
     return bootstrap;

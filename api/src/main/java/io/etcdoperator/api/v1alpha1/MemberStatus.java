@@ -15,7 +15,8 @@ import java.util.Objects;
   "version",
   "peerURL",
   "clientURL",
-  "message"
+  "message",
+  "lastDefragmentation"
 })
 public class MemberStatus {
   public static final String VOTER = "Voter";
@@ -30,6 +31,7 @@ public class MemberStatus {
   private String peerURL;
   private String clientURL;
   private String message;
+  private DefragmentationStatus lastDefragmentation;
 
   public String getName() {
     return name;
@@ -106,6 +108,15 @@ public class MemberStatus {
     this.message = message;
   }
 
+  /** The member's last defragmentation, when the operator did one. */
+  public DefragmentationStatus getLastDefragmentation() {
+    return lastDefragmentation;
+  }
+
+  public void setLastDefragmentation(DefragmentationStatus lastDefragmentation) {
+    this.lastDefragmentation = lastDefragmentation;
+  }
+
   @Override
   public boolean equals(Object o) {
     return o instanceof MemberStatus m
@@ -117,11 +128,13 @@ public class MemberStatus {
         && Objects.equals(version, m.version)
         && Objects.equals(peerURL, m.peerURL)
         && Objects.equals(clientURL, m.clientURL)
-        && Objects.equals(message, m.message);
+        && Objects.equals(message, m.message)
+        && Objects.equals(lastDefragmentation, m.lastDefragmentation);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(name, id, role, leader, healthy, version, peerURL, clientURL, message);
+    return Objects.hash(
+        name, id, role, leader, healthy, version, peerURL, clientURL, message, lastDefragmentation);
   }
 }

@@ -22,6 +22,7 @@ class StatusEqualityTest {
         MemberStatus.class,
         RebuildStatus.class,
         RestoreStatus.class,
+        DefragmentationStatus.class,
         EtcdBackupStatus.class,
         BackupSnapshot.class,
         EtcdBackupScheduleStatus.class);
@@ -73,6 +74,11 @@ class StatusEqualityTest {
       RestoreStatus r = new RestoreStatus();
       r.setSource("s");
       return r;
+    }
+    if (type == DefragmentationStatus.class) {
+      DefragmentationStatus d = new DefragmentationStatus();
+      d.setTime("t");
+      return d;
     }
     if (type == BackupSnapshot.class) {
       BackupSnapshot s = new BackupSnapshot();

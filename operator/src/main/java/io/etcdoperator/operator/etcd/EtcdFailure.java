@@ -29,6 +29,11 @@ public enum EtcdFailure {
    */
   BAD_SNAPSHOT,
   /**
+   * A compaction to a revision the history was already compacted past (etcd's "required revision
+   * has been compacted"): nothing left to do.
+   */
+  COMPACTED,
+  /**
    * etcd answered and refused the request (for example "unhealthy cluster", "peer URLs already
    * exists", "too many learner members", "not enough started members"); the message says which.
    */

@@ -92,6 +92,30 @@ public interface EtcdService extends AutoCloseable {
       String clusterKey, String leaderClientUrl, long expectedClusterId, long targetMemberId);
 
   /**
+   * Defragments the member at {@code clientUrl} (etcd's Maintenance/Defragment: local to that
+   * member, which serves no read or write until it is done), after checking it belongs to the
+   * cluster {@code expectedClusterId}; measured: sizes before and after, and how long it took.
+   * {@code deadline} bounds the call: etcd goes on with a defragmentation the caller gave up on.
+   */
+  DefragResult defragment(
+      String clusterKey, String clientUrl, long expectedClusterId, java.time.Duration deadline);
+
+  /**
+   * Compacts the cluster's history up to {@code revision} (through raft, every member), and waits
+   * until the compaction reached the backend. Returns false when it was compacted at or past {@code
+   * revision} already.
+   */
+  boolean compact(
+      String clusterKey,
+      String clientUrl,
+      long expectedClusterId,
+      long revision,
+      java.time.Duration deadline);
+
+  /** Disarms every raised alarm of {@code type} ({@code NOSPACE}, {@code CORRUPT}); how many. */
+  int disarm(String clusterKey, String clientUrl, long expectedClusterId, String type);
+
+  /**
    * Streams a snapshot of the member at {@code clientUrl} to {@code out} with constant memory:
    * every byte etcd sends, its trailing sha256 included (the format of {@code etcdctl snapshot
    * save}), verified against that sha256 once the stream ends. A stream that breaks, stalls for

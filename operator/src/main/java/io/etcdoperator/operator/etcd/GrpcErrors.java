@@ -73,6 +73,9 @@ final class GrpcErrors {
     if (description.equals(ETCD_PREFIX + "unhealthy cluster")) {
       return EtcdFailure.UNHEALTHY_CLUSTER;
     }
+    if (description.contains("required revision has been compacted")) {
+      return EtcdFailure.COMPACTED;
+    }
     if (description.contains("not supported for learner")) {
       return EtcdFailure.NOT_SUPPORTED_ON_LEARNER;
     }

@@ -74,6 +74,7 @@ public final class JetcdEtcdService implements EtcdService {
   private final ExecutorService callbackExecutor;
   private final EtcdChannels channels;
   private final EtcdCalls calls;
+  private final EtcdMaintenance maintenance;
 
   public JetcdEtcdService(EtcdServiceConfig config) {
     this.config = config;
@@ -86,6 +87,7 @@ public final class JetcdEtcdService implements EtcdService {
         new EtcdChannels(
             eventLoop, callbackExecutor, config.deadline(), config.idleChannelTimeout());
     this.calls = new EtcdCalls(channels);
+    this.maintenance = new EtcdMaintenance(calls, config.deadline());
     warmUp();
   }
 
@@ -307,6 +309,27 @@ public final class JetcdEtcdService implements EtcdService {
             clusterKey, leaderClientUrl, MaintenanceGrpc.getMoveLeaderMethod(), request, deadline),
         leaderClientUrl,
         deadline);
+  }
+
+  @Override
+  public DefragResult defragment(
+      String clusterKey, String clientUrl, long expectedClusterId, Duration deadline) {
+    return maintenance.defragment(clusterKey, clientUrl, expectedClusterId, deadline);
+  }
+
+  @Override
+  public boolean compact(
+      String clusterKey,
+      String clientUrl,
+      long expectedClusterId,
+      long revision,
+      Duration deadline) {
+    return maintenance.compact(clusterKey, clientUrl, expectedClusterId, revision, deadline);
+  }
+
+  @Override
+  public int disarm(String clusterKey, String clientUrl, long expectedClusterId, String type) {
+    return maintenance.disarm(clusterKey, clientUrl, expectedClusterId, type);
   }
 
   @Override

@@ -111,6 +111,25 @@ public final class Cron {
     return Optional.empty();
   }
 
+  /**
+   * The longest time between two consecutive firings after {@code t}, over the next 100 firings (a
+   * weekdays-only schedule: the weekend): how old the newest run may be when the schedule keeps up.
+   */
+  public Optional<java.time.Duration> longestInterval(Instant t) {
+    Optional<Instant> a = next(t);
+    java.time.Duration longest = null;
+    for (int i = 0; i < 100 && a.isPresent(); i++) {
+      Optional<Instant> b = next(a.get());
+      if (b.isEmpty()) {
+        break;
+      }
+      java.time.Duration d = java.time.Duration.between(a.get(), b.get());
+      longest = longest == null || d.compareTo(longest) > 0 ? d : longest;
+      a = b;
+    }
+    return Optional.ofNullable(longest);
+  }
+
   /** The last firing at or before {@code t} and after {@code since}, if any. */
   public Optional<Instant> lastBetween(Instant since, Instant t) {
     Optional<Instant> last = Optional.empty();

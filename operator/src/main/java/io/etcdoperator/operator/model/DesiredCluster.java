@@ -38,16 +38,25 @@ public record DesiredCluster(Target target, Optional<EtcdClusterModel> model) {
               model.clusterToken(),
               model.etcdImage(),
               model.claimPolicy(),
-              model.restoreSource().map(RestorePods::sourceUri));
+              model.restoreSource().map(RestorePods::sourceUri),
+              model.maintenance());
       return new DesiredCluster(
           Target.valid(meta.getNamespace(), meta.getName(), generation, desired)
-              .withRebuild(rebuild),
+              .withRebuild(rebuild)
+              .withPaused(paused(meta.getAnnotations())),
           Optional.of(model));
     } catch (InvalidSpecException e) {
       List<String> problems = e.problems().stream().map(SpecProblem::toString).toList();
       return new DesiredCluster(
-          Target.invalid(meta.getNamespace(), meta.getName(), generation, problems),
+          Target.invalid(meta.getNamespace(), meta.getName(), generation, problems)
+              .withPaused(paused(meta.getAnnotations())),
           Optional.empty());
     }
+  }
+
+  /** {@value Names#PAUSED_ANNOTATION}: "true" (any case) pauses; anything else does not. */
+  static boolean paused(java.util.Map<String, String> annotations) {
+    String value = annotations == null ? null : annotations.get(Names.PAUSED_ANNOTATION);
+    return value != null && value.trim().equalsIgnoreCase("true");
   }
 }

@@ -131,6 +131,11 @@ public final class EtcdClusterModel {
         .orElseThrow();
   }
 
+  /** Defragmentation policy, space quota and claim size, with their defaults. */
+  public Maintenance maintenance() {
+    return Maintenance.of(spec);
+  }
+
   /** What the spec's retention policy asks of the operator for members' claims. */
   public Target.ClaimPolicy claimPolicy() {
     return DataStorage.claimPolicy(spec);

@@ -19,6 +19,8 @@ import java.util.TreeMap;
 final class EtcdFlags {
   static final String DEFAULT_IMAGE = "quay.io/coreos/etcd:v3.5.30";
   static final String COMMAND = "etcd";
+  static final String AUTO_COMPACTION_MODE = "auto-compaction-mode";
+  static final String AUTO_COMPACTION_RETENTION = "auto-compaction-retention";
 
   private static final String IDENTITY = "member identity and data location";
   private static final String MEMBERSHIP = "cluster membership";
@@ -175,8 +177,18 @@ final class EtcdFlags {
     Map<String, String> defaults = new TreeMap<>();
     defaults.put("experimental-initial-corrupt-check", "true");
     defaults.put("experimental-corrupt-check-time", "5m");
+    // History older than 5 minutes is compacted (what aenix's operator runs with), so that a
+    // cluster whose clients overwrite keys does not fill its quota with old revisions; options
+    // setting either flag replace both (a revision mode wants a count, not a duration).
+    defaults.put(AUTO_COMPACTION_MODE, "periodic");
+    defaults.put(AUTO_COMPACTION_RETENTION, "5m");
     if (options != null) {
       options.keySet().forEach(defaults::remove);
+      if (options.containsKey(AUTO_COMPACTION_MODE)
+          || options.containsKey(AUTO_COMPACTION_RETENTION)) {
+        defaults.remove(AUTO_COMPACTION_MODE);
+        defaults.remove(AUTO_COMPACTION_RETENTION);
+      }
     }
     defaults.forEach((k, v) -> args.add("--" + k + "=" + v));
     if (options != null) {

@@ -39,7 +39,10 @@ import java.util.Map;
  * {@code /health} fails without a leader (tried with Debian's etcd 3.4.23), so liveness and startup
  * ask {@code /version} on the peer port, which answers from the moment the member has loaded its
  * data, quorum or not: a member waiting for its peers is never killed for it. Readiness asks {@code
- * /health} on the metrics port: a member is ready when the cluster has a leader and it can serve.
+ * /health?exclude=NOSPACE} on the metrics port: a member is ready when the cluster has a leader and
+ * it can serve. NOSPACE is left out (etcd 3.4 and 3.5 both honour {@code exclude}): under it the
+ * cluster still serves reads and deletes, and a readiness that failed on every member at once would
+ * take every endpoint out of the client Service while the operator recovers the space.
  */
 final class MemberPod {
   private static final Map<String, Overlay.Rule> POD_RULES =
@@ -196,7 +199,7 @@ final class MemberPod {
         // Loading a large data dir can take minutes: up to 5 before liveness takes over.
         .withStartupProbe(httpProbe("/version", Names.PEER_PORT, 5, 60))
         .withLivenessProbe(httpProbe("/version", Names.PEER_PORT, 10, 6))
-        .withReadinessProbe(httpProbe("/health", Names.METRICS_PORT, 5, 3))
+        .withReadinessProbe(httpProbe("/health?exclude=NOSPACE", Names.METRICS_PORT, 5, 3))
         .build();
   }
 

@@ -89,6 +89,21 @@ public final class Names {
   public static final String SURVIVOR_ANNOTATION = ANNOTATION_PREFIX + "survivor";
 
   /** On every object the operator writes: the hash of the desired object last written. */
+  /** On an EtcdCluster: {@code "true"} stops every change the operator would make to it. */
+  public static final String PAUSED_ANNOTATION = ANNOTATION_PREFIX + "paused";
+
+  /**
+   * On the cluster-state ConfigMap: each member's last defragmentation, as JSON (member name to
+   * time, duration, sizes, error).
+   */
+  public static final String DEFRAGMENTED_ANNOTATION = ANNOTATION_PREFIX + "defragmented";
+
+  /**
+   * On the cluster-state ConfigMap: the revision the operator last compacted the history to while
+   * recovering from NOSPACE, and when ({@code <revision>@<time>}).
+   */
+  public static final String COMPACTED_ANNOTATION = ANNOTATION_PREFIX + "compacted";
+
   public static final String DESIRED_HASH_ANNOTATION = ANNOTATION_PREFIX + "desired-hash";
 
   /** The operator's image of this build, as deploy/ names it (OPERATOR_IMAGE overrides it). */

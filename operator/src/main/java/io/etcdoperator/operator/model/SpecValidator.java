@@ -77,6 +77,7 @@ final class SpecValidator {
               + " volumeClaimTemplate can hibernate");
     }
     options(spec.getOptions());
+    problems.addAll(Maintenance.problems(spec));
     if (spec.getBootstrap() != null && spec.getBootstrap().getRestore() != null) {
       for (String p :
           BackupSpecs.destination(

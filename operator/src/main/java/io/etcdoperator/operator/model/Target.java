@@ -15,6 +15,8 @@ import java.util.Optional;
  * @param rebuild what the user said about rebuilding from a survivor
  * @param newestBackup the newest complete EtcdBackup of this cluster, described for a human (name,
  *     revision, time, where): the way out when the data is gone
+ * @param paused the resource carries {@value Names#PAUSED_ANNOTATION}{@code : "true"}: the operator
+ *     changes nothing, and still observes and reports
  */
 public record Target(
     String namespace,
@@ -23,9 +25,25 @@ public record Target(
     Optional<Desired> desired,
     List<String> problems,
     Rebuild rebuild,
-    Optional<String> newestBackup) {
+    Optional<String> newestBackup,
+    boolean paused) {
   public Target {
     problems = List.copyOf(problems);
+  }
+
+  public Target(
+      String namespace,
+      String name,
+      long generation,
+      Optional<Desired> desired,
+      List<String> problems,
+      Rebuild rebuild,
+      Optional<String> newestBackup) {
+    this(namespace, name, generation, desired, problems, rebuild, newestBackup, false);
+  }
+
+  public Target withPaused(boolean value) {
+    return new Target(namespace, name, generation, desired, problems, rebuild, newestBackup, value);
   }
 
   public Target(
@@ -48,11 +66,11 @@ public record Target(
   }
 
   public Target withRebuild(Rebuild value) {
-    return new Target(namespace, name, generation, desired, problems, value, newestBackup);
+    return new Target(namespace, name, generation, desired, problems, value, newestBackup, paused);
   }
 
   public Target withNewestBackup(Optional<String> value) {
-    return new Target(namespace, name, generation, desired, problems, rebuild, value);
+    return new Target(namespace, name, generation, desired, problems, rebuild, value, paused);
   }
 
   /**
@@ -66,6 +84,7 @@ public record Target(
    * @param claims what the spec's retention policy asks of the operator for members' claims
    * @param restoreFrom the snapshot every member starts from ({@code spec.bootstrap.restore}), as a
    *     URI; empty: the cluster starts empty
+   * @param maintenance defragmentation policy, space quota, claim size
    */
   public record Desired(
       int replicas,
@@ -74,7 +93,47 @@ public record Target(
       String clusterToken,
       String image,
       ClaimPolicy claims,
-      Optional<String> restoreFrom) {
+      Optional<String> restoreFrom,
+      Maintenance maintenance) {
+    public Desired(
+        int replicas,
+        String podTemplateHash,
+        boolean persistentStorage,
+        String clusterToken,
+        String image,
+        ClaimPolicy claims,
+        Optional<String> restoreFrom) {
+      this(
+          replicas,
+          podTemplateHash,
+          persistentStorage,
+          clusterToken,
+          image,
+          claims,
+          restoreFrom,
+          persistentStorage
+              ? Maintenance.DEFAULTS
+              : new Maintenance(
+                  Optional.empty(),
+                  java.util.OptionalInt.empty(),
+                  Maintenance.DEFAULTS.minReclaimable(),
+                  Maintenance.DEFAULT_QUOTA,
+                  0,
+                  ""));
+    }
+
+    public Desired withMaintenance(Maintenance value) {
+      return new Desired(
+          replicas,
+          podTemplateHash,
+          persistentStorage,
+          clusterToken,
+          image,
+          claims,
+          restoreFrom,
+          value);
+    }
+
     public Desired(
         int replicas,
         String podTemplateHash,

@@ -11,6 +11,10 @@ package io.etcdoperator.operator.observe;
  * @param clusterId the cluster that member belonged to ({@code etcd.aenix.io/cluster-id}, written
  *     with the member ID), or 0 when not recorded
  * @param ownedByCluster the EtcdCluster owns it (it goes with the cluster: whenDeleted Delete)
+ * @param requestedBytes {@code spec.resources.requests.storage}, in bytes (0: unknown)
+ * @param capacityBytes {@code status.capacity.storage}, in bytes: the size the volume has (0:
+ *     unknown, not bound yet)
+ * @param storageClass {@code spec.storageClassName} (null: none)
  */
 public record ClaimView(
     String name,
@@ -18,7 +22,20 @@ public record ClaimView(
     boolean terminating,
     long memberId,
     long clusterId,
-    boolean ownedByCluster) {
+    boolean ownedByCluster,
+    long requestedBytes,
+    long capacityBytes,
+    String storageClass) {
+  public ClaimView(
+      String name,
+      int ordinal,
+      boolean terminating,
+      long memberId,
+      long clusterId,
+      boolean ownedByCluster) {
+    this(name, ordinal, terminating, memberId, clusterId, ownedByCluster, 0, 0, null);
+  }
+
   public ClaimView(String name, int ordinal, boolean terminating, long memberId) {
     this(name, ordinal, terminating, memberId, 0, false);
   }

@@ -268,7 +268,9 @@ public final class ClusterObserver {
         s.dbSize(),
         s.errors(),
         s.revision(),
-        0);
+        0,
+        false,
+        s.dbSizeInUse());
   }
 
   /**

@@ -24,6 +24,8 @@ import java.util.TreeMap;
  * @param clusterVersion the cluster version a member reported ({@code /version}'s {@code
  *     etcdcluster}, e.g. 3.5.0), when one answered
  * @param restore what the members' restore init containers say
+ * @param storageClass the StorageClass of the members' claims, read only while the spec asks for
+ *     claims larger than the StatefulSet's template
  */
 public record ClusterView(
     Instant now,
@@ -35,7 +37,33 @@ public record ClusterView(
     Optional<MemberList> memberList,
     Optional<RebuildView> rebuild,
     Optional<String> clusterVersion,
-    RestoreProgress restore) {
+    RestoreProgress restore,
+    Optional<StorageClassView> storageClass) {
+
+  public ClusterView(
+      Instant now,
+      Optional<StatefulSetView> statefulSet,
+      SortedMap<Integer, PodView> pods,
+      SortedMap<Integer, ClaimView> claims,
+      Optional<ClusterState> clusterState,
+      SortedMap<Integer, MemberProbe> probes,
+      Optional<MemberList> memberList,
+      Optional<RebuildView> rebuild,
+      Optional<String> clusterVersion,
+      RestoreProgress restore) {
+    this(
+        now,
+        statefulSet,
+        pods,
+        claims,
+        clusterState,
+        probes,
+        memberList,
+        rebuild,
+        clusterVersion,
+        restore,
+        Optional.empty());
+  }
 
   public ClusterView(
       Instant now,
@@ -104,7 +132,8 @@ public record ClusterView(
         memberList,
         rebuild,
         Optional.ofNullable(version),
-        restore);
+        restore,
+        storageClass);
   }
 
   /** The same view, with what the members' restore init containers say. */
@@ -119,6 +148,23 @@ public record ClusterView(
         memberList,
         rebuild,
         clusterVersion,
+        value,
+        storageClass);
+  }
+
+  /** The same view, with the StorageClass of the members' claims. */
+  public ClusterView withStorageClass(Optional<StorageClassView> value) {
+    return new ClusterView(
+        now,
+        statefulSet,
+        pods,
+        claims,
+        clusterState,
+        probes,
+        memberList,
+        rebuild,
+        clusterVersion,
+        restore,
         value);
   }
 

@@ -27,8 +27,36 @@ public final class KubernetesViews {
         spec.getVolumeClaimTemplates() != null
             && spec.getVolumeClaimTemplates().stream()
                 .anyMatch(c -> Names.DATA_VOLUME.equals(c.getMetadata().getName()));
+    long claimBytes =
+        spec.getVolumeClaimTemplates() == null
+            ? 0
+            : spec.getVolumeClaimTemplates().stream()
+                .filter(c -> Names.DATA_VOLUME.equals(c.getMetadata().getName()))
+                .mapToLong(c -> storage(c.getSpec().getResources()))
+                .findFirst()
+                .orElse(0);
     return new StatefulSetView(
-        spec.getReplicas() == null ? 1 : spec.getReplicas(), hash, persistent);
+        spec.getReplicas() == null ? 1 : spec.getReplicas(),
+        hash,
+        persistent,
+        claimBytes,
+        sts.getMetadata().getDeletionTimestamp() != null);
+  }
+
+  private static long storage(io.fabric8.kubernetes.api.model.VolumeResourceRequirements r) {
+    return r == null || r.getRequests() == null ? 0 : bytes(r.getRequests().get("storage"));
+  }
+
+  /** A storage quantity in bytes; 0 when absent or not a quantity. */
+  static long bytes(io.fabric8.kubernetes.api.model.Quantity q) {
+    if (q == null) {
+      return 0;
+    }
+    try {
+      return io.etcdoperator.operator.model.Maintenance.bytes(q);
+    } catch (IllegalArgumentException | ArithmeticException e) {
+      return 0;
+    }
   }
 
   /** The view of a pod of this cluster, or empty when the pod is not one of its members' pods. */
@@ -92,7 +120,12 @@ public final class KubernetesViews {
             hexId(annotations, Names.MEMBER_ID_ANNOTATION),
             hexId(annotations, Names.CLUSTER_ID_ANNOTATION),
             claim.getMetadata().getOwnerReferences().stream()
-                .anyMatch(r -> "EtcdCluster".equals(r.getKind()) && cluster.equals(r.getName()))));
+                .anyMatch(r -> "EtcdCluster".equals(r.getKind()) && cluster.equals(r.getName())),
+            claim.getSpec() == null ? 0 : storage(claim.getSpec().getResources()),
+            claim.getStatus() == null || claim.getStatus().getCapacity() == null
+                ? 0
+                : bytes(claim.getStatus().getCapacity().get("storage")),
+            claim.getSpec() == null ? null : claim.getSpec().getStorageClassName()));
   }
 
   /** An ID the operator wrote in hex into an annotation; 0 when absent or not hex. */

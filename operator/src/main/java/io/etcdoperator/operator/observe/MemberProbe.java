@@ -23,6 +23,8 @@ import java.util.List;
  *     reported (0: unknown). A member restarted without quorum answers only there.
  * @param refused when it did not answer: its host refused the connection (nothing listens, the
  *     member is down), rather than staying silent (which says only that it cannot be reached)
+ * @param dbSizeInUse the part of the backend in use, in bytes (etcd 3.4+; 0 when not reported): the
+ *     rest of {@code dbSize} is free pages, which only a defragmentation gives back
  */
 public record MemberProbe(
     int ordinal,
@@ -40,10 +42,75 @@ public record MemberProbe(
     List<String> alarms,
     long revision,
     long metricsIndex,
-    boolean refused) {
+    boolean refused,
+    long dbSizeInUse) {
 
   public MemberProbe {
     alarms = List.copyOf(alarms);
+  }
+
+  public MemberProbe(
+      int ordinal,
+      String endpoint,
+      boolean reachable,
+      String error,
+      long clusterId,
+      long memberId,
+      long leaderId,
+      long raftTerm,
+      long raftIndex,
+      boolean learner,
+      String version,
+      long dbSize,
+      List<String> alarms,
+      long revision,
+      long metricsIndex,
+      boolean refused) {
+    this(
+        ordinal,
+        endpoint,
+        reachable,
+        error,
+        clusterId,
+        memberId,
+        leaderId,
+        raftTerm,
+        raftIndex,
+        learner,
+        version,
+        dbSize,
+        alarms,
+        revision,
+        metricsIndex,
+        refused,
+        0);
+  }
+
+  /** The same probe, with the part of the backend in use. */
+  public MemberProbe withDbSizeInUse(long value) {
+    return new MemberProbe(
+        ordinal,
+        endpoint,
+        reachable,
+        error,
+        clusterId,
+        memberId,
+        leaderId,
+        raftTerm,
+        raftIndex,
+        learner,
+        version,
+        dbSize,
+        alarms,
+        revision,
+        metricsIndex,
+        refused,
+        value);
+  }
+
+  /** The part of the database file not in use, in bytes (0 when the size in use is unknown). */
+  public long reclaimable() {
+    return dbSizeInUse <= 0 ? 0 : Math.max(0, dbSize - dbSizeInUse);
   }
 
   public MemberProbe(
@@ -103,8 +170,23 @@ public record MemberProbe(
   /** The same probe, with the commit index the member's metrics reported. */
   public MemberProbe withMetricsIndex(long index) {
     return new MemberProbe(
-        ordinal, endpoint, reachable, error, clusterId, memberId, leaderId, raftTerm, raftIndex,
-        learner, version, dbSize, alarms, revision, index, refused);
+        ordinal,
+        endpoint,
+        reachable,
+        error,
+        clusterId,
+        memberId,
+        leaderId,
+        raftTerm,
+        raftIndex,
+        learner,
+        version,
+        dbSize,
+        alarms,
+        revision,
+        index,
+        refused,
+        dbSizeInUse);
   }
 
   /** How far this member's log goes, by whatever it told: its status, else its metrics. */
@@ -131,6 +213,24 @@ public record MemberProbe(
   public boolean silent() {
     return !reachable && !refused && metricsIndex == 0;
   }
+
+  /**
+   * The alarms' types ({@code NOSPACE}, {@code CORRUPT}): etcd's Status reports each raised alarm
+   * as {@code "memberID:<id> alarm:<TYPE> "}; anything else it reports is kept as written.
+   */
+  public List<String> alarmTypes() {
+    return alarms.stream()
+        .map(
+            a -> {
+              java.util.regex.Matcher m = ALARM.matcher(a);
+              return m.find() ? m.group(1) : a.trim();
+            })
+        .distinct()
+        .toList();
+  }
+
+  private static final java.util.regex.Pattern ALARM =
+      java.util.regex.Pattern.compile("alarm:([A-Z_]+)");
 
   public boolean seesLeader() {
     return reachable && leaderId != 0;

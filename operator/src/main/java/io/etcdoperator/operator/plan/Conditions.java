@@ -31,6 +31,17 @@ public final class Conditions {
   public static final String REBUILDING = "Rebuilding";
   public static final String POD_NOT_A_MEMBER = "PodNotAMember";
   public static final String ALARM = "AlarmRaised";
+  public static final String NO_SPACE = "NoSpace";
+  public static final String DEFRAGMENTING = "Defragmenting";
+  public static final String EXPANDING_VOLUMES = "ExpandingVolumes";
+  public static final String VOLUME_SHRINK_REFUSED = "VolumeShrinkRefused";
+  public static final String VOLUME_EXPANSION_REFUSED = "VolumeExpansionRefused";
+
+  /** A fifth condition: whether the operator is paused by the resource's annotation. */
+  public static final String PAUSED = "Paused";
+
+  public static final String PAUSED_BY_ANNOTATION = "PausedByAnnotation";
+  public static final String NOT_PAUSED = "NotPaused";
   public static final String MAJORITY_DATA_LOST = "MajorityDataLost";
   public static final String RESTORING = "Restoring";
   public static final String RESTORE_FAILED = "RestoreFailed";

@@ -146,6 +146,33 @@ final class Decisions {
     return withQuorum(s, activity, step, Optional.empty());
   }
 
+  /**
+   * With quorum, the cluster refusing writes for lack of space (NOSPACE): not Ready, Degraded, with
+   * the sizes and the quota said; Progressing while a recovery step is taken.
+   */
+  static Decision noSpace(Situation s, Step step, String message) {
+    boolean acting = !(step instanceof Step.None);
+    Report report =
+        new Report(
+            available(s, Conditions.QUORUM_HELD, ""),
+            line(false, Conditions.NO_SPACE, message),
+            line(acting, Conditions.NO_SPACE, acting ? step.describe() : message),
+            line(true, Conditions.NO_SPACE, message));
+    return new Decision(step, quorumKeep(s), report, Planner.PENDING_RESYNC);
+  }
+
+  /**
+   * The same decision, with the StatefulSet left as it is (it is being deleted, or about to be).
+   */
+  static Decision leavingStatefulSet(Decision d) {
+    Keep k = d.keep();
+    return new Decision(
+        d.step(),
+        new Keep(k.objects(), k.clusterState(), OptionalInt.empty(), k.claimMarks(), k.clusterId()),
+        d.report(),
+        d.requeueAfter());
+  }
+
   /** With quorum and nothing to do: Ready. */
   static Decision ready(Situation s) {
     String message =

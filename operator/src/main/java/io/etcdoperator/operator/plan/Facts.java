@@ -199,7 +199,29 @@ final class Facts {
    * leader for an election timeout).
    */
   boolean healthy(Member m) {
-    return quorum && followsLeader(m) && probeOf(m).map(p -> p.alarms().isEmpty()).orElse(false);
+    return quorum
+        && followsLeader(m)
+        && probeOf(m).map(p -> p.alarmTypes().stream().allMatch(NO_SPACE::equals)).orElse(false);
+  }
+
+  /** etcd's alarm when a member's database reached its quota: writes refused, cluster-wide. */
+  static final String NO_SPACE = "NOSPACE";
+
+  /**
+   * The cluster refuses writes for lack of space. A member under NOSPACE still serves reads,
+   * deletes and raft, so it counts as healthy; the condition that says NoSpace reports the rest.
+   */
+  boolean noSpace() {
+    return alarms().contains(NO_SPACE);
+  }
+
+  /** The newest revision a member answered at (0: none answered). */
+  long revision() {
+    return view.probes().values().stream()
+        .filter(MemberProbe::reachable)
+        .mapToLong(MemberProbe::revision)
+        .max()
+        .orElse(0);
   }
 
   /**
@@ -217,7 +239,7 @@ final class Facts {
     SortedSet<String> alarms = new TreeSet<>();
     view.probes().values().stream()
         .filter(MemberProbe::reachable)
-        .forEach(p -> alarms.addAll(p.alarms()));
+        .forEach(p -> alarms.addAll(p.alarmTypes()));
     return alarms;
   }
 
@@ -275,8 +297,9 @@ final class Facts {
     if (!p.seesLeader()) {
       return "sees no leader";
     }
-    if (!p.alarms().isEmpty()) {
-      return "alarms: " + String.join(", ", p.alarms());
+    List<String> alarms = p.alarmTypes().stream().filter(a -> !NO_SPACE.equals(a)).toList();
+    if (!alarms.isEmpty()) {
+      return "alarms: " + String.join(", ", alarms);
     }
     if (!quorum) {
       return "answers, but the cluster has no quorum";

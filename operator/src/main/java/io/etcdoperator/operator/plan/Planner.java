@@ -17,6 +17,8 @@ import java.util.Optional;
  * Each rule's Javadoc says the situation it handles and why it sits where it does.
  *
  * <ol>
+ *   <li><b>Paused</b>: the resource carries {@code etcd.aenix.io/paused: "true"}: touch nothing;
+ *       report what the other rules see, and what they would do.
  *   <li><b>InvalidSpec</b>: report every field and reason; touch nothing.
  *   <li><b>SplitBrain</b>: members answered with more than one cluster ID; touch nothing.
  *   <li><b>AnotherCluster</b>: the members answer with a cluster ID other than the one recorded
@@ -25,6 +27,8 @@ import java.util.Optional;
  *       invalid spec, touch nothing.
  *   <li><b>UnsupportedVersionChange</b>: the image names an etcd version more than one minor
  *       version past the cluster version, or below it; touch nothing.
+ *   <li><b>VolumeSizeRefused</b>: the spec asks the members' claims to shrink, or to grow when
+ *       their StorageClass does not allow it; touch nothing.
  *   <li><b>CannotReachMembers</b>: members whose pods are Ready do not answer the operator: it
  *       cannot see them, so it touches nothing.
  *   <li><b>RebuildUnderWay</b>: a rebuild from a survivor the user opted into, carried through
@@ -42,11 +46,17 @@ import java.util.Optional;
  *       learner, clearing a claim a former member left there first.
  *   <li><b>DeleteScaledDownClaim</b>: quorum held, whenScaled Delete, and a claim of an ordinal the
  *       cluster no longer has: delete it (the operator alone deletes claims).
+ *   <li><b>NoSpace</b>: quorum held and NOSPACE raised: compact, defragment member by member,
+ *       disarm ({@link MaintenanceRules}).
+ *   <li><b>ExpandVolumes</b>: quorum held and claims smaller than the spec asks: grow them, then
+ *       recreate the StatefulSet with its pods orphaned ({@link VolumeRules}).
  *   <li><b>RollGate</b>: quorum held and pods run an old template, but the roll cannot go on yet.
  *   <li><b>RollDownMembers</b>: the stale pod of a member that is down anyway goes first.
  *   <li><b>RollFollower</b>: the next follower, from the highest ordinal, once every member is
  *       healthy, caught up and Ready.
  *   <li><b>RollLeader</b>: the leader last, after moving leadership away.
+ *   <li><b>Defragment</b>: the spec's defragmentation policy finds members due: one at a time,
+ *       followers first, the leader last after moving leadership away.
  *   <li><b>InSync</b>: quorum held, every member as wanted: Ready, or the alarm or unhealthy member
  *       said.
  *   <li><b>MajorityDataLost</b>: quorum lost and a majority lost its data: report it; record the
@@ -78,11 +88,13 @@ public final class Planner {
   /** The rules, in the order they are asked. */
   static final List<Rule> RULES =
       List.of(
+          new Pause.Paused(),
           new HaltRules.InvalidSpec(),
           new HaltRules.SplitBrain(),
           new HaltRules.AnotherCluster(),
           new HaltRules.StorageKindChanged(),
           new HaltRules.UnsupportedVersionChange(),
+          new VolumeRules.VolumeSizeRefused(),
           new HaltRules.CannotReachMembers(),
           new SurvivorRebuild.RebuildUnderWay(),
           new MembershipRules.Hibernate(),
@@ -93,10 +105,13 @@ public final class Planner {
           new MembershipRules.ScaleDown(),
           new MembershipRules.ScaleUp(),
           new MembershipRules.DeleteScaledDownClaim(),
+          new MaintenanceRules.NoSpace(),
+          new VolumeRules.ExpandVolumes(),
           new RollRules.RollGate(),
           new RollRules.RollDownMembers(),
           new RollRules.RollFollower(),
           new RollRules.RollLeader(),
+          new MaintenanceRules.Defragment(),
           new MembershipRules.InSync(),
           new SurvivorRebuild.MajorityDataLost(),
           new QuorumLostRules.Hibernated(),

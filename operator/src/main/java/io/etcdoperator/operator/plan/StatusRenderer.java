@@ -1,8 +1,10 @@
 package io.etcdoperator.operator.plan;
 
+import io.etcdoperator.api.v1alpha1.DefragmentationStatus;
 import io.etcdoperator.api.v1alpha1.EtcdClusterStatus;
 import io.etcdoperator.api.v1alpha1.MemberStatus;
 import io.etcdoperator.api.v1alpha1.RebuildStatus;
+import io.etcdoperator.operator.model.MaintenanceRecord;
 import io.etcdoperator.operator.model.Names;
 import io.etcdoperator.operator.model.Target;
 import io.etcdoperator.operator.observe.MemberProbe;
@@ -33,7 +35,8 @@ final class StatusRenderer {
                 condition(Conditions.AVAILABLE, report.available(), target),
                 condition(Conditions.READY, report.ready(), target),
                 condition(Conditions.PROGRESSING, report.progressing(), target),
-                condition(Conditions.DEGRADED, report.degraded(), target))));
+                condition(Conditions.DEGRADED, report.degraded(), target),
+                condition(Conditions.PAUSED, paused(target, report), target))));
     status.setClusterID(facts.clusterId == 0 ? null : Hex.id(facts.clusterId));
     status.setClusterVersion(facts.view.clusterVersion().orElse(null));
     status.setLeader(facts.leaderMember().map(Member::name).orElse(null));
@@ -44,6 +47,39 @@ final class StatusRenderer {
     status.setLastRebuild(lastRebuild(facts));
     status.setRestore(Restores.status(facts.view));
     return status;
+  }
+
+  /** Paused, as the annotation says; while paused, with what the operator would do. */
+  private static Line paused(Target target, Report report) {
+    return target.paused()
+        ? new Line(true, Conditions.PAUSED_BY_ANNOTATION, report.progressing().message())
+        : new Line(
+            false,
+            Conditions.NOT_PAUSED,
+            "the operator acts on the spec; the annotation "
+                + Names.PAUSED_ANNOTATION
+                + ": \"true\" pauses it");
+  }
+
+  /** A member's last defragmentation, as the cluster-state ConfigMap records it. */
+  private static DefragmentationStatus lastDefragmentation(Facts facts, String member) {
+    var record =
+        facts
+            .view
+            .clusterState()
+            .map(MaintenanceRecord::defragmentations)
+            .map(r -> r.get(member))
+            .orElse(null);
+    if (record == null) {
+      return null;
+    }
+    DefragmentationStatus d = new DefragmentationStatus();
+    d.setTime(record.at().toString());
+    d.setDuration(String.format(java.util.Locale.ROOT, "%.3fs", record.took().toMillis() / 1000.0));
+    d.setSizeBefore(record.before());
+    d.setSizeAfter(record.failed() ? null : record.after());
+    d.setError(record.error().orElse(null));
+    return d;
   }
 
   private static Condition condition(String type, Line line, Target target) {
@@ -100,6 +136,7 @@ final class StatusRenderer {
       s.setClientURL(m.etcd().clientUrls().isEmpty() ? null : m.etcd().clientUrls().get(0));
       s.setMessage(
           unseen ? unseenMessage(facts, m.ordinal()) : healthy ? null : facts.whyUnhealthy(m));
+      s.setLastDefragmentation(m.name().isEmpty() ? null : lastDefragmentation(facts, m.name()));
       result.add(s);
     }
     Set<Integer> ordinals = new TreeSet<>(facts.view.pods().keySet());

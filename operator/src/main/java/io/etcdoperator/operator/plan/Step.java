@@ -39,6 +39,16 @@ public sealed interface Step {
     R deleteRebuildPod(DeleteRebuildPod step);
 
     R deleteClaim(DeleteClaim step);
+
+    R defragment(Defragment step);
+
+    R compact(Compact step);
+
+    R disarm(Disarm step);
+
+    R resizeClaim(ResizeClaim step);
+
+    R recreateStatefulSet(RecreateStatefulSet step);
   }
 
   /** Nothing to change now. */
@@ -178,6 +188,82 @@ public sealed interface Step {
     @Override
     public String describe() {
       return "delete claim " + claim + " (" + reason + ")";
+    }
+  }
+
+  /**
+   * Defragment one member (etcd's Maintenance/Defragment, local to it: it serves nothing until it
+   * is done), measured and recorded on the cluster-state ConfigMap.
+   */
+  record Defragment(int ordinal, String name, long memberId, String reason) implements Step {
+    @Override
+    public <R> R accept(Cases<R> cases) {
+      return cases.defragment(this);
+    }
+
+    @Override
+    public String describe() {
+      return "defragment " + name + " (" + reason + ")";
+    }
+  }
+
+  /**
+   * Compact the cluster's history up to {@code revision} (through raft), recorded on the
+   * cluster-state ConfigMap.
+   */
+  record Compact(long revision, String reason) implements Step {
+    @Override
+    public <R> R accept(Cases<R> cases) {
+      return cases.compact(this);
+    }
+
+    @Override
+    public String describe() {
+      return "compact the history up to revision " + revision + " (" + reason + ")";
+    }
+  }
+
+  /** Disarm every raised alarm of this type. */
+  record Disarm(String alarm, String reason) implements Step {
+    @Override
+    public <R> R accept(Cases<R> cases) {
+      return cases.disarm(this);
+    }
+
+    @Override
+    public String describe() {
+      return "disarm the " + alarm + " alarm (" + reason + ")";
+    }
+  }
+
+  /** Grow a member's claim to {@code size} ({@code spec.resources.requests.storage}). */
+  record ResizeClaim(int ordinal, String claim, String size, String from) implements Step {
+    @Override
+    public <R> R accept(Cases<R> cases) {
+      return cases.resizeClaim(this);
+    }
+
+    @Override
+    public String describe() {
+      return "grow claim " + claim + " from " + from + " to " + size;
+    }
+  }
+
+  /**
+   * Delete the StatefulSet with its pods orphaned (they keep running), so that it is created again
+   * with the claim template the spec asks for: a StatefulSet's claim template cannot be updated.
+   */
+  record RecreateStatefulSet(String reason) implements Step {
+    @Override
+    public <R> R accept(Cases<R> cases) {
+      return cases.recreateStatefulSet(this);
+    }
+
+    @Override
+    public String describe() {
+      return "delete the StatefulSet, its pods orphaned and running, to create it again ("
+          + reason
+          + ")";
     }
   }
 }

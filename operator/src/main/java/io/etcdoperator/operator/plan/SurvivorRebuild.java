@@ -332,6 +332,9 @@ final class SurvivorRebuild {
     state
         .annotation(Names.RESTORED_FROM_ANNOTATION)
         .ifPresent(v -> kept.put(Names.RESTORED_FROM_ANNOTATION, v));
+    for (String maintenance : List.of(Names.DEFRAGMENTED_ANNOTATION, Names.COMPACTED_ANNOTATION)) {
+      state.annotation(maintenance).ifPresent(v -> kept.put(maintenance, v));
+    }
     return kept;
   }
 }

@@ -39,6 +39,26 @@ final class Backups {
     return new InformerEventSource<>(config, context);
   }
 
+  /** When the newest complete backup was taken (its completion time). */
+  static Optional<java.time.Instant> newestCompletion(Collection<EtcdBackup> backups) {
+    return backups.stream()
+        .filter(
+            b ->
+                b.getStatus() != null && EtcdBackupStatus.COMPLETE.equals(b.getStatus().getPhase()))
+        .map(b -> b.getStatus().getCompletionTime())
+        .filter(t -> t != null)
+        .map(
+            t -> {
+              try {
+                return java.time.Instant.parse(t);
+              } catch (java.time.format.DateTimeParseException e) {
+                return null;
+              }
+            })
+        .filter(t -> t != null)
+        .max(Comparator.naturalOrder());
+  }
+
   /** The newest complete backup, described: name, revision, when, where. */
   static Optional<String> newest(Collection<EtcdBackup> backups) {
     return backups.stream()

@@ -3,9 +3,12 @@ package io.etcdoperator.operator.reconcile;
 import io.etcdoperator.api.v1alpha1.EtcdBackup;
 import io.etcdoperator.api.v1alpha1.EtcdBackupSchedule;
 import io.etcdoperator.api.v1alpha1.EtcdBackupScheduleSpec;
+import io.etcdoperator.api.v1alpha1.EtcdBackupScheduleStatus;
 import io.etcdoperator.api.v1alpha1.EtcdBackupSpec;
+import io.etcdoperator.operator.metrics.OperatorMetrics;
 import io.etcdoperator.operator.model.BackupPods;
 import io.etcdoperator.operator.model.BackupSpecs;
+import io.etcdoperator.operator.model.Cron;
 import io.etcdoperator.operator.model.Names;
 import io.etcdoperator.operator.plan.SchedulePlan;
 import io.fabric8.kubernetes.api.model.Condition;
@@ -40,6 +43,7 @@ public final class EtcdBackupScheduleReconciler implements Reconciler<EtcdBackup
   private static final Logger LOG = LoggerFactory.getLogger(EtcdBackupScheduleReconciler.class);
   private final Clock clock;
   private final String image;
+  private final OperatorMetrics metrics;
 
   public EtcdBackupScheduleReconciler(Clock clock) {
     this(clock, Names.DEFAULT_OPERATOR_IMAGE);
@@ -49,8 +53,17 @@ public final class EtcdBackupScheduleReconciler implements Reconciler<EtcdBackup
    * @param image what the archiver pod of a continuous backup runs
    */
   public EtcdBackupScheduleReconciler(Clock clock, String image) {
+    this(clock, image, OperatorMetrics.discarding());
+  }
+
+  /**
+   * @param image what the archiver pod of a continuous backup runs
+   * @param metrics where each schedule's newest backup and interval go
+   */
+  public EtcdBackupScheduleReconciler(Clock clock, String image, OperatorMetrics metrics) {
     this.clock = clock;
     this.image = image;
+    this.metrics = metrics;
   }
 
   @Override
@@ -75,6 +88,9 @@ public final class EtcdBackupScheduleReconciler implements Reconciler<EtcdBackup
       EtcdBackupSchedule schedule, Context<EtcdBackupSchedule> context) {
     KubernetesClient client = context.getClient();
     var meta = schedule.getMetadata();
+    if (context.isPrimaryResourceDeleted()) {
+      metrics.forgetSchedule(meta.getNamespace(), meta.getName());
+    }
     List<EtcdBackup> owned =
         client
             .resources(EtcdBackup.class)
@@ -93,6 +109,9 @@ public final class EtcdBackupScheduleReconciler implements Reconciler<EtcdBackup
       client.resources(EtcdBackup.class).inNamespace(meta.getNamespace()).withName(name).delete();
     }
     d.status().setChangeLog(archiver(client, schedule, d));
+    if (!context.isPrimaryResourceDeleted()) {
+      measure(schedule, d.status());
+    }
     if (!d.status().equals(schedule.getStatus())) {
       schedule.setStatus(d.status());
       try {
@@ -104,6 +123,33 @@ public final class EtcdBackupScheduleReconciler implements Reconciler<EtcdBackup
       }
     }
     return UpdateControl.<EtcdBackupSchedule>noUpdate().rescheduleAfter(d.requeueAfter());
+  }
+
+  /** The schedule's newest complete backup and the longest time between its firings. */
+  private void measure(EtcdBackupSchedule schedule, EtcdBackupScheduleStatus status) {
+    var spec = schedule.getSpec();
+    String cluster =
+        spec == null || spec.getClusterRef() == null || spec.getClusterRef().getName() == null
+            ? ""
+            : spec.getClusterRef().getName();
+    Optional<Instant> last = Optional.empty();
+    if (status.getLastSuccessfulBackupTime() != null) {
+      try {
+        last = Optional.of(Instant.parse(status.getLastSuccessfulBackupTime()));
+      } catch (java.time.format.DateTimeParseException e) {
+        // not a time: no value
+      }
+    }
+    Optional<java.time.Duration> interval = Optional.empty();
+    if (spec != null && spec.getSchedule() != null && Cron.problem(spec.getSchedule()).isEmpty()) {
+      interval = Cron.parse(spec.getSchedule()).longestInterval(clock.instant());
+    }
+    metrics.schedule(
+        schedule.getMetadata().getNamespace(),
+        schedule.getMetadata().getName(),
+        cluster,
+        last,
+        interval);
   }
 
   /**

@@ -6,10 +6,12 @@ import io.etcdoperator.api.v1alpha1.EtcdClusterStatus;
 import io.etcdoperator.operator.CallHook;
 import io.etcdoperator.operator.etcd.EtcdHttp;
 import io.etcdoperator.operator.etcd.EtcdService;
+import io.etcdoperator.operator.metrics.OperatorMetrics;
 import io.etcdoperator.operator.model.DesiredCluster;
 import io.etcdoperator.operator.model.Names;
 import io.etcdoperator.operator.observe.ClusterObserver;
 import io.etcdoperator.operator.observe.ClusterView;
+import io.etcdoperator.operator.plan.ClusterGauges;
 import io.etcdoperator.operator.plan.Plan;
 import io.etcdoperator.operator.plan.Planner;
 import io.etcdoperator.operator.reconcile.StepExecutor.Outcome;
@@ -74,6 +76,7 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster> {
   private final CallHook hook;
   private final ClusterObserver observer;
   private final String operatorImage;
+  private final OperatorMetrics metrics;
   private final Map<Class<?>, InformerEventSource<?, EtcdCluster>> caches =
       new ConcurrentHashMap<>();
 
@@ -97,6 +100,22 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster> {
       Duration quorumLossAlarm,
       CallHook hook,
       String operatorImage) {
+    this(etcd, metrics, clock, quorumLossAlarm, hook, operatorImage, OperatorMetrics.discarding());
+  }
+
+  /**
+   * @param operatorImage what a restore's init container runs
+   * @param meters where each cluster's metrics go
+   */
+  public EtcdClusterReconciler(
+      EtcdService etcd,
+      EtcdHttp metrics,
+      Clock clock,
+      Duration quorumLossAlarm,
+      CallHook hook,
+      String operatorImage,
+      OperatorMetrics meters) {
+    this.metrics = meters;
     this.operatorImage = operatorImage;
     this.hook = hook;
     this.etcd = etcd;
@@ -144,8 +163,20 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster> {
       // Called for the delete event too (no finalizer): drop what is kept for the cluster.
       etcd.closeCluster(
           cluster.getMetadata().getNamespace() + "/" + cluster.getMetadata().getName());
+      metrics.forget(cluster.getMetadata().getNamespace(), cluster.getMetadata().getName());
       return UpdateControl.noUpdate();
     }
+    try {
+      return reconcileCluster(cluster, context);
+    } catch (RuntimeException e) {
+      metrics.failed(
+          cluster.getMetadata().getNamespace(), cluster.getMetadata().getName(), "exception");
+      throw e;
+    }
+  }
+
+  private UpdateControl<EtcdCluster> reconcileCluster(
+      EtcdCluster cluster, Context<EtcdCluster> context) {
     Instant started = clock.instant();
     DesiredCluster desired = DesiredCluster.of(cluster, operatorImage);
     desired =
@@ -154,10 +185,21 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster> {
                 .target()
                 .withNewestBackup(Backups.newest(context.getSecondaryResources(EtcdBackup.class))),
             desired.model());
-    ClusterView view = observe(cluster, context);
+    ClusterView view = observe(cluster, context, desired);
     Plan plan = Planner.plan(desired.target(), view);
+    var meta = cluster.getMetadata();
+    metrics.observed(
+        meta.getNamespace(),
+        meta.getName(),
+        ClusterGauges.of(desired.target(), view),
+        Backups.newestCompletion(context.getSecondaryResources(EtcdBackup.class)));
     Acted acted = act(cluster, context, desired, plan, view);
     Duration next = report(cluster, context, plan, acted);
+    metrics.reconciled(
+        meta.getNamespace(),
+        meta.getName(),
+        plan.rule(),
+        Duration.between(started, clock.instant()));
     LOG.debug(
         "Reconciled in {} ms (probe {} ms): rule {}, {}; next in {} ms",
         Duration.between(started, clock.instant()).toMillis(),
@@ -168,10 +210,14 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster> {
     return UpdateControl.<EtcdCluster>noUpdate().rescheduleAfter(next);
   }
 
-  private ClusterView observe(EtcdCluster cluster, Context<EtcdCluster> context) {
+  private ClusterView observe(
+      EtcdCluster cluster, Context<EtcdCluster> context, DesiredCluster desired) {
     var meta = cluster.getMetadata();
-    return observer.observe(
-        meta.getNamespace(), meta.getName(), new Cached(context, meta.getName()).objects());
+    ClusterView view =
+        observer.observe(
+            meta.getNamespace(), meta.getName(), new Cached(context, meta.getName()).objects());
+    return view.withStorageClass(
+        StorageClasses.ofExpansion(context.getClient(), desired.target(), view));
   }
 
   /** What acting did: the objects the API server refused to write, and the step's outcome. */
@@ -202,8 +248,49 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster> {
     var meta = cluster.getMetadata();
     return new Acted(
         refused,
-        new StepExecutor(context.getClient(), etcd, hook)
+        new StepExecutor(
+                context.getClient(),
+                etcd,
+                hook,
+                clock,
+                (namespace, name, key, value) -> annotate(context, cluster, key, value),
+                metrics::defragmented)
             .execute(meta.getNamespace(), meta.getName(), plan.step(), view, desired.model()));
+  }
+
+  /**
+   * Writes one annotation of the cluster-state ConfigMap (a maintenance record), and tells the
+   * cache at once: the next reconcile must not decide on a copy without it (it would defragment the
+   * same member again).
+   */
+  private void annotate(
+      Context<EtcdCluster> context, EtcdCluster cluster, String key, String value) {
+    String name = Names.clusterStateConfigMap(cluster.getMetadata().getName());
+    Optional<ConfigMap> live =
+        new Cached(context, cluster.getMetadata().getName()).named(ConfigMap.class, name);
+    String patch =
+        io.fabric8.kubernetes.client.utils.Serialization.asJson(
+            Map.of("metadata", Map.of("annotations", Map.of(key, value))));
+    try {
+      ConfigMap written =
+          context
+              .getClient()
+              .configMaps()
+              .inNamespace(cluster.getMetadata().getNamespace())
+              .withName(name)
+              .patch(
+                  io.fabric8.kubernetes.client.dsl.base.PatchContext.of(
+                      io.fabric8.kubernetes.client.dsl.base.PatchType.JSON_MERGE),
+                  patch);
+      hook.after("k8s patch ConfigMap " + name);
+      @SuppressWarnings("unchecked")
+      var cache = (InformerEventSource<ConfigMap, EtcdCluster>) caches.get(ConfigMap.class);
+      if (cache != null && written != null && live.isPresent()) {
+        cache.handleRecentResourceUpdate(ResourceID.fromResource(cluster), written, live.get());
+      }
+    } catch (KubernetesClientException e) {
+      LOG.warn("Could not record {} on ConfigMap {}: {}", key, name, e.getMessage());
+    }
   }
 
   /**
@@ -215,10 +302,12 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster> {
       EtcdCluster cluster, Context<EtcdCluster> context, Plan plan, Acted acted) {
     EventRecorder events = new EventRecorder(context.getClient(), clock);
     EtcdClusterStatus computed = plan.status();
+    var meta = cluster.getMetadata();
     for (ApiRefusal r : acted.refused()) {
       events.warning(cluster, "ApiRefused", r.describe());
     }
     if (!acted.refused().isEmpty()) {
+      metrics.failed(meta.getNamespace(), meta.getName(), "api");
       computed =
           Failures.onProgressing(
               computed,
@@ -229,8 +318,10 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster> {
     if (outcome instanceof Outcome.Done d) {
       events.normal(cluster, d.reason(), d.message());
     } else if (outcome instanceof Outcome.Failed f) {
-      events.warning(cluster, "StepFailed", f.message());
+      events.warning(
+          cluster, f.reason().equals("EtcdRefused") ? "StepFailed" : f.reason(), f.message());
       computed = Failures.onProgressing(computed, f.reason(), f.message());
+      metrics.failed(meta.getNamespace(), meta.getName(), "step");
     }
     EtcdClusterStatus previous = cluster.getStatus();
     EtcdClusterStatus status =
@@ -238,21 +329,26 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster> {
             StatusMerger.merge(previous, computed, clock.instant()),
             clock.instant(),
             quorumLossAlarm);
-    for (Transitions.Notice n : Transitions.between(previous, status)) {
-      if (n.warning()) {
-        events.warning(cluster, n.reason(), n.message());
-      } else {
-        events.normal(cluster, n.reason(), n.message());
-      }
-    }
     Duration next =
         !acted.refused().isEmpty()
             ? REFUSED
             : outcome instanceof Outcome.Done
                 ? AFTER_CHANGE
                 : outcome instanceof Outcome.NotYet ? NOT_YET : plan.requeueAfter();
-    if (!status.equals(previous) && !writeStatus(cluster, status, context)) {
-      next = AFTER_CHANGE;
+    if (!status.equals(previous)) {
+      if (writeStatus(cluster, status, context)) {
+        // Only a status that was written is a transition: one refused with a conflict is
+        // computed again, against the status that did get written, by the next reconcile.
+        for (Transitions.Notice n : Transitions.between(previous, status)) {
+          if (n.warning()) {
+            events.warning(cluster, n.reason(), n.message());
+          } else {
+            events.normal(cluster, n.reason(), n.message());
+          }
+        }
+      } else {
+        next = AFTER_CHANGE;
+      }
     }
     return next;
   }
@@ -265,10 +361,21 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster> {
    */
   private boolean writeStatus(
       EtcdCluster cluster, EtcdClusterStatus status, Context<EtcdCluster> context) {
+    EtcdCluster before =
+        context.getPrimaryCache().get(ResourceID.fromResource(cluster)).orElse(null);
     cluster.setStatus(status);
     try {
-      context.getClient().resource(cluster).updateStatus();
+      EtcdCluster written = context.getClient().resource(cluster).updateStatus();
       hook.after("k8s updateStatus EtcdCluster " + cluster.getMetadata().getName());
+      // The next reconcile reads the status it compares with from the cache: without this, one
+      // that came before the watch delivered this write compared with the status before it, and
+      // told every transition twice (BootstrapFinished, MemberHealthy).
+      if (written != null && before != null) {
+        context
+            .eventSourceRetriever()
+            .getControllerEventSource()
+            .handleRecentResourceUpdate(ResourceID.fromResource(cluster), written, before);
+      }
       return true;
     } catch (KubernetesClientException e) {
       if (e.getCode() == 409) {

@@ -1,18 +1,31 @@
 package io.etcdoperator.operator.reconcile;
 
 import io.etcdoperator.operator.CallHook;
+import io.etcdoperator.operator.etcd.DefragResult;
 import io.etcdoperator.operator.etcd.EtcdException;
 import io.etcdoperator.operator.etcd.EtcdFailure;
 import io.etcdoperator.operator.etcd.EtcdService;
 import io.etcdoperator.operator.etcd.PromoteResult;
+import io.etcdoperator.operator.model.ClusterState;
 import io.etcdoperator.operator.model.EtcdClusterModel;
+import io.etcdoperator.operator.model.Maintenance;
+import io.etcdoperator.operator.model.MaintenanceRecord;
+import io.etcdoperator.operator.model.MaintenanceRecord.Defragmentation;
 import io.etcdoperator.operator.model.Names;
 import io.etcdoperator.operator.observe.ClusterView;
 import io.etcdoperator.operator.observe.MemberProbe;
+import io.etcdoperator.operator.plan.Conditions;
 import io.etcdoperator.operator.plan.Step;
+import io.fabric8.kubernetes.api.model.DeletionPropagation;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,9 +47,37 @@ import org.slf4j.LoggerFactory;
 final class StepExecutor {
   private static final Logger LOG = LoggerFactory.getLogger(StepExecutor.class);
 
+  /** How long a defragmentation may take: etcd copies the member's whole database meanwhile. */
+  static final Duration DEFRAGMENT_DEADLINE = Duration.ofMinutes(5);
+
+  /** How long a compaction may take to reach the backend. */
+  static final Duration COMPACT_DEADLINE = Duration.ofMinutes(1);
+
   private final KubernetesClient client;
   private final EtcdService etcd;
   private final CallHook hook;
+  private final Clock clock;
+  private final Records records;
+  private final Maintained maintained;
+
+  /**
+   * Writes what the operator must remember of its maintenance: an annotation of the cluster-state
+   * ConfigMap.
+   */
+  interface Records {
+    Records NONE = (namespace, cluster, key, value) -> {};
+
+    void annotate(String namespace, String cluster, String key, String value);
+  }
+
+  /** Told of every defragmentation, for the metrics. */
+  interface Maintained {
+    Maintained NONE = (namespace, cluster, member, result) -> {};
+
+    /** {@code result} is empty when it failed. */
+    void defragmented(
+        String namespace, String cluster, String member, Optional<DefragResult> result);
+  }
 
   /** What came of a step. */
   sealed interface Outcome {
@@ -57,9 +98,22 @@ final class StepExecutor {
   }
 
   StepExecutor(KubernetesClient client, EtcdService etcd, CallHook hook) {
+    this(client, etcd, hook, Clock.systemUTC(), Records.NONE, Maintained.NONE);
+  }
+
+  StepExecutor(
+      KubernetesClient client,
+      EtcdService etcd,
+      CallHook hook,
+      Clock clock,
+      Records records,
+      Maintained maintained) {
     this.client = client;
     this.etcd = etcd;
     this.hook = hook;
+    this.clock = clock;
+    this.records = records;
+    this.maintained = maintained;
   }
 
   Outcome execute(
@@ -204,6 +258,156 @@ final class StepExecutor {
           () ->
               client.persistentVolumeClaims().inNamespace(namespace).withName(s.claim()).delete());
       return new Outcome.Done("ClaimDeleted", s.describe());
+    }
+
+    @Override
+    public Outcome defragment(Step.Defragment s) {
+      Leader t = leader(view);
+      String url = view.probe(s.ordinal()).map(MemberProbe::endpoint).orElse(t.endpoint());
+      long before = view.probe(s.ordinal()).map(MemberProbe::dbSize).orElse(0L);
+      try {
+        DefragResult r = etcd.defragment(key, url, t.clusterId(), DEFRAGMENT_DEADLINE);
+        hook.after("etcd defragment " + s.name());
+        record(
+            s.name(),
+            new Defragmentation(
+                clock.instant(), r.took(), r.sizeBefore(), r.sizeAfter(), Optional.empty()));
+        maintained.defragmented(namespace, cluster, s.name(), Optional.of(r));
+        return new Outcome.Done(
+            "Defragmented",
+            "defragmented "
+                + s.name()
+                + ": "
+                + Maintenance.human(r.sizeBefore())
+                + " -> "
+                + Maintenance.human(r.sizeAfter())
+                + " ("
+                + Maintenance.human(r.freed())
+                + " given back) in "
+                + String.format(Locale.ROOT, "%.3f s", r.took().toMillis() / 1000.0)
+                + "; "
+                + s.reason());
+      } catch (EtcdException e) {
+        record(
+            s.name(),
+            new Defragmentation(
+                clock.instant(),
+                Duration.ZERO,
+                before,
+                0,
+                Optional.of(e.failure() + ": " + e.detail())));
+        maintained.defragmented(namespace, cluster, s.name(), Optional.empty());
+        return new Outcome.Failed(
+            "DefragmentationFailed",
+            "could not defragment "
+                + s.name()
+                + ": "
+                + e.failure()
+                + " "
+                + e.detail()
+                + "; no other member is defragmented in this round");
+      }
+    }
+
+    @Override
+    public Outcome compact(Step.Compact s) {
+      Leader t = leader(view);
+      boolean now = etcd.compact(key, t.endpoint(), t.clusterId(), s.revision(), COMPACT_DEADLINE);
+      hook.after("etcd compact " + s.revision());
+      records.annotate(
+          namespace,
+          cluster,
+          Names.COMPACTED_ANNOTATION,
+          new MaintenanceRecord.Compaction(s.revision(), clock.instant()).value());
+      return new Outcome.Done(
+          "Compacted",
+          "compacted the history up to revision "
+              + s.revision()
+              + (now ? "" : " (it was compacted that far already)")
+              + "; "
+              + s.reason());
+    }
+
+    @Override
+    public Outcome disarm(Step.Disarm s) {
+      Leader t = leader(view);
+      int n = etcd.disarm(key, t.endpoint(), t.clusterId(), s.alarm());
+      hook.after("etcd disarm " + s.alarm());
+      return new Outcome.Done(
+          "AlarmDisarmed",
+          "disarmed "
+              + s.alarm()
+              + (n == 1 ? " (1 alarm)" : " (" + n + " alarms)")
+              + ": writes are accepted again; "
+              + s.reason());
+    }
+
+    @Override
+    public Outcome resizeClaim(Step.ResizeClaim s) {
+      String patch = "{\"spec\":{\"resources\":{\"requests\":{\"storage\":\"" + s.size() + "\"}}}}";
+      try {
+        write(
+            "patch",
+            "PersistentVolumeClaim",
+            s.claim(),
+            () ->
+                client
+                    .persistentVolumeClaims()
+                    .inNamespace(namespace)
+                    .withName(s.claim())
+                    .patch(PatchContext.of(PatchType.JSON_MERGE), patch));
+      } catch (Refused r) {
+        return new Outcome.Failed(
+            Conditions.VOLUME_EXPANSION_REFUSED,
+            "could not grow claim "
+                + s.claim()
+                + " to "
+                + s.size()
+                + ": "
+                + r.refusal.describe()
+                + "; "
+                + Maintenance.STORAGE_FIELD
+                + ": set it back to "
+                + s.from()
+                + ", or give the claims a StorageClass that allows volume expansion");
+      }
+      return new Outcome.Done(
+          "ClaimResized",
+          "asked claim " + s.claim() + " to grow from " + s.from() + " to " + s.size());
+    }
+
+    @Override
+    public Outcome recreateStatefulSet(Step.RecreateStatefulSet s) {
+      String name = Names.statefulSet(cluster);
+      write(
+          "delete",
+          "StatefulSet",
+          name,
+          () ->
+              client
+                  .apps()
+                  .statefulSets()
+                  .inNamespace(namespace)
+                  .withName(name)
+                  .withPropagationPolicy(DeletionPropagation.ORPHAN)
+                  .delete());
+      return new Outcome.Done(
+          "StatefulSetRecreated",
+          "deleted StatefulSet "
+              + name
+              + " with its pods orphaned (they keep running); it is created again at once with"
+              + " the new claim template: "
+              + s.reason());
+    }
+
+    private void record(String member, Defragmentation r) {
+      ClusterState state =
+          view.clusterState().orElse(new ClusterState(ClusterState.Kind.EXISTING, List.of(), ""));
+      records.annotate(
+          namespace,
+          cluster,
+          Names.DEFRAGMENTED_ANNOTATION,
+          MaintenanceRecord.withDefragmentation(state, member, r));
     }
 
     /** One API write; a refusal leaves through {@link Refused}, anything else propagates. */

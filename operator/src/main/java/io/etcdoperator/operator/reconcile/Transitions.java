@@ -2,6 +2,7 @@ package io.etcdoperator.operator.reconcile;
 
 import io.etcdoperator.api.v1alpha1.EtcdClusterStatus;
 import io.etcdoperator.api.v1alpha1.MemberStatus;
+import io.etcdoperator.operator.model.Names;
 import io.etcdoperator.operator.plan.Conditions;
 import io.fabric8.kubernetes.api.model.Condition;
 import java.util.ArrayList;
@@ -15,8 +16,10 @@ import java.util.stream.Collectors;
 /**
  * The Events a change of status deserves: quorum lost and regained, bootstrap started and finished,
  * split brain, a majority's data lost, an invalid spec, members the operator cannot reach, a stuck
- * roll, hibernation and waking up, a member going unhealthy or coming back (not while hibernating:
- * then members stop because the user asked). Pure: compares two statuses.
+ * roll, hibernation and waking up, NOSPACE raised and recovered, a claim size refused, paused and
+ * resumed, a member going unhealthy or coming back (not while hibernating: then members stop
+ * because the user asked). Pure: compares two statuses; the reconciler calls it only for a status
+ * it wrote, so that each transition is told once.
  */
 public final class Transitions {
   private Transitions() {}
@@ -70,6 +73,35 @@ public final class Transitions {
         .ifPresent(c -> notices.add(new Notice(true, "CannotReachMembers", c.getMessage())));
     entered(previous, next, Conditions.DEGRADED, Conditions.ROLL_STUCK)
         .ifPresent(c -> notices.add(new Notice(true, "RollStuck", c.getMessage())));
+    for (String refusal :
+        List.of(Conditions.VOLUME_SHRINK_REFUSED, Conditions.VOLUME_EXPANSION_REFUSED)) {
+      entered(previous, next, Conditions.READY, refusal)
+          .ifPresent(c -> notices.add(new Notice(true, refusal, c.getMessage())));
+    }
+    // NOSPACE's message says each recovery step: one Event when it is raised, one when it is gone.
+    boolean noSpace = hasReason(next, Conditions.DEGRADED, Conditions.NO_SPACE);
+    boolean hadNoSpace = hasReason(previous, Conditions.DEGRADED, Conditions.NO_SPACE);
+    if (noSpace && !hadNoSpace) {
+      notices.add(
+          new Notice(
+              true, "NoSpace", condition(next, Conditions.DEGRADED).orElseThrow().getMessage()));
+    } else if (hadNoSpace && !noSpace && isUp) {
+      notices.add(
+          new Notice(false, "SpaceRecovered", "etcd accepts writes again: NOSPACE is disarmed"));
+    }
+    boolean paused = hasStatus(next, Conditions.PAUSED, "True");
+    boolean wasPaused = hasStatus(previous, Conditions.PAUSED, "True");
+    if (paused && !wasPaused) {
+      notices.add(
+          new Notice(
+              false, "Paused", condition(next, Conditions.PAUSED).orElseThrow().getMessage()));
+    } else if (wasPaused && !paused && previous != null) {
+      notices.add(
+          new Notice(
+              false,
+              "Resumed",
+              "the annotation " + Names.PAUSED_ANNOTATION + " is gone: the operator acts again"));
+    }
     if (condition(next, Conditions.DEGRADED)
             .map(c -> Escalation.PERSISTING.equals(c.getReason()))
             .orElse(false)
@@ -94,12 +126,17 @@ public final class Transitions {
                   + next.getLastRebuild().getRevision()
                   + "; whatever the other members held beyond it is gone"));
     }
-    members(previous, next, notices);
+    members(previous, next, wasUp, notices);
     return notices;
   }
 
+  /**
+   * A member going unhealthy, or healthy: not while the cluster was forming or without quorum
+   * (BootstrapFinished and QuorumRegained say it for all of them), and in words that say what
+   * happened: a member back, a member that joined, a learner that started.
+   */
   private static void members(
-      EtcdClusterStatus previous, EtcdClusterStatus next, List<Notice> notices) {
+      EtcdClusterStatus previous, EtcdClusterStatus next, boolean wasUp, List<Notice> notices) {
     if (previous == null || previous.getMembers() == null) {
       return;
     }
@@ -128,10 +165,25 @@ public final class Transitions {
       }
       if (Boolean.TRUE.equals(old.getHealthy()) && !hibernating) {
         notices.add(new Notice(true, "MemberUnhealthy", m.getName() + ": " + m.getMessage()));
-      } else if (Boolean.TRUE.equals(m.getHealthy())) {
-        notices.add(new Notice(false, "MemberHealthy", m.getName() + " is healthy again"));
+      } else if (Boolean.TRUE.equals(m.getHealthy()) && wasUp) {
+        String what =
+            old.getId() == null
+                ? " joined the cluster and is healthy"
+                : MemberStatus.LEARNER.equals(old.getRole())
+                        && MemberStatus.LEARNER.equals(m.getRole())
+                    ? " started as a learner and is healthy; it is promoted once it caught up"
+                    : " is healthy again";
+        notices.add(new Notice(false, "MemberHealthy", m.getName() + what));
       }
     }
+  }
+
+  private static boolean hasReason(EtcdClusterStatus status, String type, String reason) {
+    return condition(status, type).map(c -> reason.equals(c.getReason())).orElse(false);
+  }
+
+  private static boolean hasStatus(EtcdClusterStatus status, String type, String value) {
+    return condition(status, type).map(c -> value.equals(c.getStatus())).orElse(false);
   }
 
   /** The condition, when it now has this reason and did not before (or had another message). */

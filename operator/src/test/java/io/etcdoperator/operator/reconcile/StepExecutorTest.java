@@ -60,6 +60,23 @@ class StepExecutorTest {
     }
 
     @Override
+    public io.etcdoperator.operator.etcd.DefragResult defragment(
+        String key, String url, long clusterId, java.time.Duration deadline) {
+      throw refused(url);
+    }
+
+    @Override
+    public boolean compact(
+        String key, String url, long clusterId, long revision, java.time.Duration deadline) {
+      throw refused(url);
+    }
+
+    @Override
+    public int disarm(String key, String url, long clusterId, String type) {
+      throw refused(url);
+    }
+
+    @Override
     public EtcdStatus status(String key, String url) {
       throw new UnsupportedOperationException();
     }
