@@ -115,6 +115,8 @@ public final class EtcdOperator implements AutoCloseable {
             settings.callHook(),
             settings.operatorImage()),
         c -> {
+          // Called for delete events too, without a finalizer (EtcdClusterReconciler).
+          c.withTriggerReconcilerOnAllEvents(true);
           if (!settings.namespaces().isEmpty()) {
             c.settingNamespaces(settings.namespaces());
           }
@@ -130,8 +132,6 @@ public final class EtcdOperator implements AutoCloseable {
     operator.register(
         new EtcdBackupScheduleReconciler(Clock.systemUTC(), settings.operatorImage()),
         c -> {
-          // Called for delete events too, without a finalizer (EtcdClusterReconciler).
-          c.withTriggerReconcilerOnAllEvents(true);
           if (!settings.namespaces().isEmpty()) {
             c.settingNamespaces(settings.namespaces());
           }

@@ -79,7 +79,6 @@ class DeployManifestsTest {
           "/pods get",
           "/pods list",
           "/pods watch",
-          "/pods create",
           "/pods delete",
           "/persistentvolumeclaims get",
           "/persistentvolumeclaims list",
