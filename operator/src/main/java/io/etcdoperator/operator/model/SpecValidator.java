@@ -5,11 +5,14 @@ import io.etcdoperator.api.v1alpha1.EmbeddedPersistentVolumeClaim;
 import io.etcdoperator.api.v1alpha1.EmbeddedService;
 import io.etcdoperator.api.v1alpha1.EtcdCluster;
 import io.etcdoperator.api.v1alpha1.EtcdClusterSpec;
+import io.etcdoperator.api.v1alpha1.SecuritySpec;
 import io.etcdoperator.api.v1alpha1.StorageSpec;
+import io.etcdoperator.api.v1alpha1.TlsSpec;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ServiceSpec;
 import java.math.BigDecimal;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -22,6 +25,8 @@ import java.util.regex.Pattern;
  */
 final class SpecValidator {
   private static final Pattern DNS_1035_LABEL = Pattern.compile("[a-z]([-a-z0-9]*[a-z0-9])?");
+  private static final Pattern DNS_SUBDOMAIN =
+      Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
   private static final Pattern FLAG_NAME = Pattern.compile("[a-z0-9][a-z0-9.-]*");
 
   private final List<SpecProblem> problems = new ArrayList<>();
@@ -107,11 +112,65 @@ final class SpecValidator {
       }
     }
     storage(spec.getStorage());
-    if (spec.getSecurity() != null) {
+    security(spec.getSecurity());
+  }
+
+  /**
+   * The rules of aenix v1alpha1's webhook, which the CRD's CEL rules repeat (an API server without
+   * them, or an object written before they existed, still meets them here), and Secret names.
+   */
+  private void security(SecuritySpec security) {
+    if (security == null) {
+      return;
+    }
+    TlsSpec tls = security.getTls() == null ? new TlsSpec() : security.getTls();
+    Map<String, String> names = new LinkedHashMap<>();
+    names.put("peerTrustedCASecret", tls.getPeerTrustedCASecret());
+    names.put("peerSecret", tls.getPeerSecret());
+    names.put("serverTrustedCASecret", tls.getServerTrustedCASecret());
+    names.put("serverSecret", tls.getServerSecret());
+    names.put("clientTrustedCASecret", tls.getClientTrustedCASecret());
+    names.put("clientSecret", tls.getClientSecret());
+    names.forEach(
+        (field, value) -> {
+          if (value != null && !value.isBlank() && !DNS_SUBDOMAIN.matcher(value).matches()) {
+            problem(
+                "spec.security.tls." + field,
+                "'"
+                    + value
+                    + "' is no Secret name (a DNS subdomain: lowercase letters, digits,"
+                    + " '-' and '.')");
+          }
+        });
+    Security s = Security.of(security);
+    if (s.peerSecret().isPresent() != s.peerCaSecret().isPresent()) {
       problem(
-          "spec.security",
-          "TLS and authentication are not supported yet; remove spec.security rather than run"
-              + " without the security it asks for");
+          "spec.security.tls",
+          "set both peerSecret and peerTrustedCASecret, or neither (members verify each other's"
+              + " certificate)");
+    }
+    if (s.clientSecret().isPresent() != s.clientCaSecret().isPresent()) {
+      problem(
+          "spec.security.tls",
+          "set both clientSecret and clientTrustedCASecret, or neither (members verify the"
+              + " operator's client certificate)");
+    }
+    if (s.clientCaSecret().isPresent() && !s.serverTls()) {
+      problem(
+          "spec.security.tls.clientTrustedCASecret",
+          "client certificates need TLS on the client port: set serverSecret too");
+    }
+    if (s.serverCaSecret().isPresent() && !s.serverTls()) {
+      problem(
+          "spec.security.tls.serverTrustedCASecret",
+          "trusts a server certificate, but no serverSecret gives the members one: set"
+              + " serverSecret too, or remove it");
+    }
+    if (s.auth() && (!s.serverTls() || s.clientSecret().isEmpty())) {
+      problem(
+          "spec.security.enableAuth",
+          "the operator authenticates with its client certificate: set"
+              + " spec.security.tls.serverSecret and spec.security.tls.clientSecret");
     }
   }
 

@@ -66,6 +66,7 @@ public record Target(
    * @param claims what the spec's retention policy asks of the operator for members' claims
    * @param restoreFrom the snapshot every member starts from ({@code spec.bootstrap.restore}), as a
    *     URI; empty: the cluster starts empty
+   * @param security what spec.security asks for (the schemes of new members' URLs, auth)
    */
   public record Desired(
       int replicas,
@@ -74,7 +75,8 @@ public record Target(
       String clusterToken,
       String image,
       ClaimPolicy claims,
-      Optional<String> restoreFrom) {
+      Optional<String> restoreFrom,
+      Security security) {
     public Desired(
         int replicas,
         String podTemplateHash,
@@ -98,7 +100,8 @@ public record Target(
           clusterToken,
           image,
           claims,
-          Optional.empty());
+          Optional.empty(),
+          Security.NONE);
     }
 
     public Desired(
@@ -115,7 +118,8 @@ public record Target(
           clusterToken,
           image,
           ClaimPolicy.RETAIN,
-          restoreFrom);
+          restoreFrom,
+          Security.NONE);
     }
 
     /** The etcd version the image's tag names; empty for a tag that is no version. */

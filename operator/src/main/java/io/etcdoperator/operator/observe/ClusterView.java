@@ -1,6 +1,7 @@
 package io.etcdoperator.operator.observe;
 
 import io.etcdoperator.operator.model.ClusterState;
+import io.etcdoperator.operator.tls.TlsReport;
 import java.time.Instant;
 import java.util.Collections;
 import java.util.Optional;
@@ -24,6 +25,9 @@ import java.util.TreeMap;
  * @param clusterVersion the cluster version a member reported ({@code /version}'s {@code
  *     etcdcluster}, e.g. 3.5.0), when one answered
  * @param restore what the members' restore init containers say
+ * @param tls what the cluster's TLS Secrets hold ({@link TlsReport#NONE} without TLS)
+ * @param authEnabled whether etcd's authentication is on, as a member said; empty when not asked
+ *     (no client certificate, no member answering) or not known (etcd 3.4 cannot tell)
  */
 public record ClusterView(
     Instant now,
@@ -35,30 +39,9 @@ public record ClusterView(
     Optional<MemberList> memberList,
     Optional<RebuildView> rebuild,
     Optional<String> clusterVersion,
-    RestoreProgress restore) {
-
-  public ClusterView(
-      Instant now,
-      Optional<StatefulSetView> statefulSet,
-      SortedMap<Integer, PodView> pods,
-      SortedMap<Integer, ClaimView> claims,
-      Optional<ClusterState> clusterState,
-      SortedMap<Integer, MemberProbe> probes,
-      Optional<MemberList> memberList,
-      Optional<RebuildView> rebuild,
-      Optional<String> clusterVersion) {
-    this(
-        now,
-        statefulSet,
-        pods,
-        claims,
-        clusterState,
-        probes,
-        memberList,
-        rebuild,
-        clusterVersion,
-        RestoreProgress.NONE);
-  }
+    RestoreProgress restore,
+    TlsReport tls,
+    Optional<Boolean> authEnabled) {
 
   public ClusterView(
       Instant now,
@@ -89,7 +72,16 @@ public record ClusterView(
         probes,
         memberList,
         rebuild,
+        Optional.empty(),
+        RestoreProgress.NONE,
+        TlsReport.NONE,
         Optional.empty());
+  }
+
+  public ClusterView {
+    pods = Collections.unmodifiableSortedMap(new TreeMap<>(pods));
+    claims = Collections.unmodifiableSortedMap(new TreeMap<>(claims));
+    probes = Collections.unmodifiableSortedMap(new TreeMap<>(probes));
   }
 
   /** The same view, with the cluster version a member reported. */
@@ -104,7 +96,9 @@ public record ClusterView(
         memberList,
         rebuild,
         Optional.ofNullable(version),
-        restore);
+        restore,
+        tls,
+        authEnabled);
   }
 
   /** The same view, with what the members' restore init containers say. */
@@ -119,13 +113,26 @@ public record ClusterView(
         memberList,
         rebuild,
         clusterVersion,
-        value);
+        value,
+        tls,
+        authEnabled);
   }
 
-  public ClusterView {
-    pods = Collections.unmodifiableSortedMap(new TreeMap<>(pods));
-    claims = Collections.unmodifiableSortedMap(new TreeMap<>(claims));
-    probes = Collections.unmodifiableSortedMap(new TreeMap<>(probes));
+  /** The same view, with what the TLS Secrets hold and whether auth is on. */
+  public ClusterView withTls(TlsReport value, Optional<Boolean> auth) {
+    return new ClusterView(
+        now,
+        statefulSet,
+        pods,
+        claims,
+        clusterState,
+        probes,
+        memberList,
+        rebuild,
+        clusterVersion,
+        restore,
+        value,
+        auth);
   }
 
   public Optional<PodView> pod(int ordinal) {

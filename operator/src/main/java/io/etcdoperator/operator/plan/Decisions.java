@@ -48,6 +48,23 @@ final class Decisions {
         Planner.PENDING_RESYNC);
   }
 
+  /**
+   * The TLS Secrets cannot be used: touch nothing. Quorum is reported as the members that answer
+   * see it; a cluster that never formed is not started.
+   */
+  static Decision tlsNotUsable(Situation s, String message) {
+    String reason = Conditions.CERTIFICATE_INVALID;
+    return new Decision(
+        new Step.Wait("usable TLS Secrets"),
+        Keep.NOTHING,
+        new Report(
+            available(s, reason, message),
+            line(false, reason, message),
+            line(false, reason, message),
+            line(true, reason, message)),
+        INVALID_RESYNC);
+  }
+
   static Decision invalidSpec(Situation s, List<String> problems) {
     return refused(s, Conditions.INVALID_SPEC, String.join("; ", problems));
   }
@@ -81,10 +98,7 @@ final class Decisions {
         f.quorum || anyAnswers ? available(s, reason, message) : Line.unknown(reason, message);
     return new Decision(
         new Step.Wait("the operator to reach every member whose pod is Ready"),
-        // The Services stay as desired: members are reached by their names in the headless
-        // Service, and a Service deleted behind the operator's back would otherwise keep them out
-        // of sight for good. Services and the budget destroy nothing.
-        Keep.OBJECTS,
+        Keep.NOTHING,
         new Report(
             available,
             f.quorum || anyAnswers ? line(false, reason, message) : Line.unknown(reason, message),
@@ -239,7 +253,7 @@ final class Decisions {
     List<InitialMember> members =
         f.members.isEmpty()
             ? f.knownOrdinals().stream()
-                .map(i -> InitialMember.of(s.namespace(), s.name(), i))
+                .map(i -> InitialMember.of(s.namespace(), s.name(), i, s.peerScheme()))
                 .toList()
             : quorumMembers(s);
     long clusterId = f.clusterId != 0 ? f.clusterId : f.recordedClusterId;
@@ -325,7 +339,7 @@ final class Decisions {
                 new InitialMember(
                     m.name(),
                     m.etcd().peerUrls().isEmpty()
-                        ? Names.peerUrl(s.namespace(), s.name(), m.ordinal())
+                        ? Names.peerUrl(s.namespace(), s.name(), m.ordinal(), s.peerScheme())
                         : m.etcd().peerUrls().get(0)))
         .toList();
   }

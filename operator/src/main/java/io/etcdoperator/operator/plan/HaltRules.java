@@ -29,6 +29,27 @@ final class HaltRules {
   }
 
   /**
+   * The Secrets of {@code spec.security.tls} are missing, unreadable or would not work (a key not
+   * the certificate's, a CA that does not sign it, a member's name missing, expired): start and
+   * change nothing, naming each Secret, key and problem. Members that run keep running with what
+   * they loaded; nothing is started that would fail its handshakes, and the operator does not call
+   * members with material it cannot use. Right after InvalidSpec: without usable material the
+   * operator's view of the members is blind.
+   */
+  static final class TlsNotUsable implements Rule {
+    @Override
+    public Optional<Decision> decide(Situation s) {
+      if (s.view().tls().usable()) {
+        return Optional.empty();
+      }
+      String message =
+          s.view().tls().invalid().stream().map(Object::toString).collect(Collectors.joining("; "))
+              + ". Nothing is started or changed until the Secrets are fixed";
+      return Optional.of(Decisions.tlsNotUsable(s, message));
+    }
+  }
+
+  /**
    * Members answered with more than one cluster ID: touch nothing, not even the StatefulSet, since
    * any change could make it worse. Before any rule that reads "the" cluster ID.
    */

@@ -18,6 +18,8 @@ import java.util.Optional;
  *
  * <ol>
  *   <li><b>InvalidSpec</b>: report every field and reason; touch nothing.
+ *   <li><b>TlsNotUsable</b>: a Secret of spec.security.tls is missing or would not work; name it,
+ *       its key and the problem; start and change nothing.
  *   <li><b>SplitBrain</b>: members answered with more than one cluster ID; touch nothing.
  *   <li><b>AnotherCluster</b>: the members answer with a cluster ID other than the one recorded
  *       when quorum was first seen; touch nothing.
@@ -79,6 +81,7 @@ public final class Planner {
   static final List<Rule> RULES =
       List.of(
           new HaltRules.InvalidSpec(),
+          new HaltRules.TlsNotUsable(),
           new HaltRules.SplitBrain(),
           new HaltRules.AnotherCluster(),
           new HaltRules.StorageKindChanged(),
