@@ -112,14 +112,14 @@ final class SpecValidator {
       }
     }
     storage(spec.getStorage());
-    security(spec.getSecurity());
+    security(spec.getSecurity(), spec);
   }
 
   /**
    * The rules of aenix v1alpha1's webhook, which the CRD's CEL rules repeat (an API server without
    * them, or an object written before they existed, still meets them here), and Secret names.
    */
-  private void security(SecuritySpec security) {
+  private void security(SecuritySpec security, EtcdClusterSpec spec) {
     if (security == null) {
       return;
     }
@@ -171,6 +171,21 @@ final class SpecValidator {
           "spec.security.enableAuth",
           "the operator authenticates with its client certificate: set"
               + " spec.security.tls.serverSecret and spec.security.tls.clientSecret");
+    }
+    if (s.auth()) {
+      String image = MemberPod.imageOf(spec);
+      EtcdVersion.ofImage(image)
+          .filter(v -> v.compareTo(new EtcdVersion(3, 5, 0)) < 0)
+          .ifPresent(
+              v ->
+                  problem(
+                      "spec.security.enableAuth",
+                      "needs etcd 3.5 or later, and the image "
+                          + image
+                          + " is "
+                          + v.minorVersion()
+                          + " (3.4 cannot say whether authentication is on, and its users need"
+                          + " passwords); upgrade first"));
     }
   }
 

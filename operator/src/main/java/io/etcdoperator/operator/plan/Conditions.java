@@ -27,6 +27,8 @@ public final class Conditions {
   public static final String UNSUPPORTED_VERSION = "UnsupportedVersionChange";
   public static final String CANNOT_REACH_MEMBERS = "CannotReachMembers";
   public static final String CERTIFICATE_INVALID = "CertificateInvalid";
+  public static final String ENABLING_AUTH = "EnablingAuth";
+  public static final String DISABLING_AUTH = "DisablingAuth";
 
   /**
    * The condition of the cluster's certificates, present with spec.security.tls: True/Valid,

@@ -98,7 +98,10 @@ final class Decisions {
         f.quorum || anyAnswers ? available(s, reason, message) : Line.unknown(reason, message);
     return new Decision(
         new Step.Wait("the operator to reach every member whose pod is Ready"),
-        Keep.NOTHING,
+        // The Services stay as desired: members are reached by their names in the headless
+        // Service, and a Service deleted behind the operator's back would otherwise keep them out
+        // of sight for good. Services and the budget destroy nothing.
+        Keep.OBJECTS,
         new Report(
             available,
             f.quorum || anyAnswers ? line(false, reason, message) : Line.unknown(reason, message),

@@ -44,6 +44,9 @@ import java.util.Optional;
  *       learner, clearing a claim a former member left there first.
  *   <li><b>DeleteScaledDownClaim</b>: quorum held, whenScaled Delete, and a claim of an ordinal the
  *       cluster no longer has: delete it (the operator alone deletes claims).
+ *   <li><b>EnableAuth</b>: quorum held, spec.security.enableAuth, and a member says auth is off:
+ *       root role and user, the operator's certificate user as root, then auth on.
+ *   <li><b>DisableAuth</b>: quorum held, enableAuth not set, and a member says auth is on: off.
  *   <li><b>RollGate</b>: quorum held and pods run an old template, but the roll cannot go on yet.
  *   <li><b>RollDownMembers</b>: the stale pod of a member that is down anyway goes first.
  *   <li><b>RollFollower</b>: the next follower, from the highest ordinal, once every member is
@@ -96,6 +99,8 @@ public final class Planner {
           new MembershipRules.ScaleDown(),
           new MembershipRules.ScaleUp(),
           new MembershipRules.DeleteScaledDownClaim(),
+          new AuthRules.EnableAuth(),
+          new AuthRules.DisableAuth(),
           new RollRules.RollGate(),
           new RollRules.RollDownMembers(),
           new RollRules.RollFollower(),
