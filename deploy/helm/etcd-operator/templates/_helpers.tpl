@@ -41,7 +41,7 @@ app.kubernetes.io/instance: {{ .Release.Name }}
   verbs: [get, list, watch, create, delete]
 - apiGroups: [""]
   resources: [secrets]
-  verbs: [get, list, watch]
+  verbs: [list, watch]
 - apiGroups: [""]
   resources: [persistentvolumeclaims]
   verbs: [get, list, watch, patch, delete]

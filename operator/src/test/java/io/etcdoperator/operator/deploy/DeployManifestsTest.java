@@ -76,7 +76,6 @@ class DeployManifestsTest {
           "policy/poddisruptionbudgets update",
           "policy/poddisruptionbudgets patch",
           "policy/poddisruptionbudgets delete",
-          "/secrets get",
           "/secrets list",
           "/secrets watch",
           "/pods get",
