@@ -3,6 +3,12 @@ package io.etcdoperator.sandbox.api;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.etcdoperator.sandbox.api.auth.Authenticator;
+import io.etcdoperator.sandbox.api.auth.Forbidden;
+import io.etcdoperator.sandbox.api.auth.Identity;
+import io.etcdoperator.sandbox.api.auth.Rbac;
+import io.etcdoperator.sandbox.api.auth.RbacUsage;
+import io.etcdoperator.sandbox.api.auth.RequestInfo;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.dsl.base.CustomResourceDefinitionContext;
 import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
@@ -17,6 +23,9 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -65,6 +74,11 @@ public final class SandboxDispatcher extends KubernetesCrudDispatcher {
   private final OpenApi openApi = new OpenApi(mapper);
   private final Tables tables = new Tables(mapper);
   private final Object compositeWrites = new Object();
+  private static final String RBAC_GROUP = "rbac.authorization.k8s.io";
+  private final Authenticator authenticator = new Authenticator();
+  private final Map<String, RbacUsage> usage = new ConcurrentHashMap<>();
+  private final AtomicLong rbacVersion = new AtomicLong();
+  private volatile RbacSnapshot rbacSnapshot;
   private volatile String serverAddress = "127.0.0.1:443";
   private volatile ControlHandler control;
   private volatile LogSource logs;
@@ -97,10 +111,51 @@ public final class SandboxDispatcher extends KubernetesCrudDispatcher {
     this.control = handler;
   }
 
+  /** The tokens this server accepts, and whose they are. */
+  Authenticator authenticator() {
+    return authenticator;
+  }
+
+  /** What a (non-administrator) user has asked for so far. */
+  RbacUsage usage(Identity user) {
+    return usage.computeIfAbsent(user.name(), k -> new RbacUsage());
+  }
+
+  /**
+   * Authenticates the request by its bearer token (401 without a known one), then handles it as
+   * that user.
+   */
   @Override
   public MockResponse dispatch(RecordedRequest request) {
+    Optional<Identity> user = authenticator.authenticate(request.getHeader("Authorization"));
+    if (user.isEmpty()) {
+      LOG.debug("{} {} -> 401", request.getMethod(), request.getPath());
+      return status(401, "Unauthorized", "Unauthorized");
+    }
+    return dispatchAs(user.get(), request);
+  }
+
+  /**
+   * Handles a request as the given user: RBAC first (403 for what no rule allows; every decision on
+   * a non-administrator is recorded in its {@link RbacUsage}), then admission, then storage.
+   */
+  MockResponse dispatchAs(Identity user, RecordedRequest request) {
     try {
-      MockResponse r = route(request);
+      RequestInfo info = RequestInfo.of(request.method(), request.getPath());
+      if (!user.admin()) {
+        boolean allowed = rbac().allows(user, info);
+        usage(user).record(info, allowed);
+        if (!allowed) {
+          LOG.debug("{} {} -> 403 for {}", request.getMethod(), request.getPath(), user.name());
+          return forbidden(info, Forbidden.reason(user, info));
+        }
+      }
+      MockResponse r = route(request, new Caller(user, info));
+      if (info.resourceRequest()
+          && RBAC_GROUP.equals(info.group())
+          && request.method() != HttpMethod.GET) {
+        rbacVersion.incrementAndGet();
+      }
       if (LOG.isDebugEnabled()) {
         LOG.debug("{} {} -> {}", request.getMethod(), request.getPath(), r.code());
       }
@@ -111,7 +166,109 @@ public final class SandboxDispatcher extends KubernetesCrudDispatcher {
     }
   }
 
-  private MockResponse route(RecordedRequest request) throws Exception {
+  /** Who asks, and what. */
+  record Caller(Identity user, RequestInfo info) {}
+
+  /** The RBAC objects stored now (read again after any write to them). */
+  private Rbac rbac() throws Exception {
+    long version = rbacVersion.get();
+    RbacSnapshot s = rbacSnapshot;
+    if (s != null && s.version() == version) {
+      return s.rbac();
+    }
+    List<io.fabric8.kubernetes.api.model.HasMetadata> objects = new ArrayList<>();
+    for (var kind :
+        List.of(
+            Map.entry("roles", io.fabric8.kubernetes.api.model.rbac.Role.class),
+            Map.entry("clusterroles", io.fabric8.kubernetes.api.model.rbac.ClusterRole.class),
+            Map.entry("rolebindings", io.fabric8.kubernetes.api.model.rbac.RoleBinding.class),
+            Map.entry(
+                "clusterrolebindings",
+                io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding.class))) {
+      MockResponse r = super.handleGet("/apis/" + RBAC_GROUP + "/v1/" + kind.getKey());
+      if (r.code() == 200) {
+        for (JsonNode item : mapper.readTree(r.getBody().readUtf8()).path("items")) {
+          objects.add(mapper.treeToValue(item, kind.getValue()));
+        }
+      }
+    }
+    Rbac rbac = Rbac.of(objects);
+    rbacSnapshot = new RbacSnapshot(version, rbac);
+    return rbac;
+  }
+
+  private record RbacSnapshot(long version, Rbac rbac) {}
+
+  /**
+   * The OwnerReferencesPermissionEnforcement admission plugin (enabled on OpenShift and on clusters
+   * that harden their API server): setting {@code blockOwnerDeletion} on a reference to an owner
+   * needs {@code update} on the owner's {@code finalizers} subresource. Checked on every create and
+   * update by a non-administrator, for each reference that newly blocks its owner's deletion; the
+   * check counts as a use of that permission.
+   */
+  private MockResponse ownerReferences(Caller caller, JsonNode object, JsonNode old)
+      throws Exception {
+    if (caller.user().admin() || object == null) {
+      return null;
+    }
+    for (JsonNode ref : object.path("metadata").path("ownerReferences")) {
+      if (!ref.path("blockOwnerDeletion").asBoolean(false)) {
+        continue;
+      }
+      boolean already = false;
+      for (JsonNode o :
+          old == null ? mapper.createArrayNode() : old.path("metadata").path("ownerReferences")) {
+        already |=
+            o.path("uid").asText().equals(ref.path("uid").asText())
+                && o.path("blockOwnerDeletion").asBoolean(false);
+      }
+      if (already) {
+        continue;
+      }
+      String apiVersion = ref.path("apiVersion").asText();
+      String group =
+          apiVersion.contains("/") ? apiVersion.substring(0, apiVersion.indexOf('/')) : "";
+      String plural = null;
+      for (ResourceType t : types()) {
+        if (t.group().equals(group) && t.kind().equals(ref.path("kind").asText())) {
+          plural = t.plural();
+        }
+      }
+      if (plural == null) {
+        continue;
+      }
+      RequestInfo finalizers = caller.info().asking("update", group, plural, "finalizers");
+      boolean allowed = rbac().allows(caller.user(), finalizers);
+      usage(caller.user()).record(finalizers, allowed);
+      if (!allowed) {
+        return forbidden(
+            caller.info(),
+            "cannot set blockOwnerDeletion if an ownerReference refers to a resource you can't set"
+                + " finalizers on: "
+                + Forbidden.reason(caller.user(), finalizers)
+                + ", "
+                + ref);
+      }
+    }
+    return null;
+  }
+
+  private static MockResponse forbidden(RequestInfo info, String reason) {
+    ObjectNode s = statusNode(403, "Forbidden", Forbidden.message(info, reason));
+    if (info.resourceRequest()) {
+      ObjectNode details = s.putObject("details");
+      if (!info.name().isEmpty()) {
+        details.put("name", info.name());
+      }
+      if (!info.group().isEmpty()) {
+        details.put("group", info.group());
+      }
+      details.put("kind", info.resource());
+    }
+    return json(403, s.put("code", 403).toString());
+  }
+
+  private MockResponse route(RecordedRequest request, Caller caller) throws Exception {
     String path = request.getPath();
     String bare = path.contains("?") ? path.substring(0, path.indexOf('?')) : path;
     if (bare.length() > 1 && bare.endsWith("/")) {
@@ -156,10 +313,30 @@ public final class SandboxDispatcher extends KubernetesCrudDispatcher {
           404, "NotFound", "the sandbox does not serve " + api.plural() + "/" + api.subresource());
     }
     if (method == HttpMethod.PATCH && isStrategic(request)) {
-      return patch(request, path, StrategicMerge::apply);
+      return patch(request, path, caller, StrategicMerge::apply);
     }
     if (method == HttpMethod.PATCH && contentType(request).contains("merge-patch+json")) {
-      return patch(request, path, JsonMergePatch::apply);
+      return patch(request, path, caller, JsonMergePatch::apply);
+    }
+    if (method == HttpMethod.PATCH && contentType(request).contains("json-patch+json")) {
+      return patch(request, path, caller, (object, p) -> JsonPatch.apply(p, object));
+    }
+    if ((method == HttpMethod.POST || method == HttpMethod.PUT)
+        && api != null
+        && api.plural() != null) {
+      JsonNode object = mapper.readTree(bodyOf(request));
+      JsonNode old = null;
+      if (method == HttpMethod.PUT && api.name() != null) {
+        MockResponse current = super.handleGet(api.objectPath());
+        old = current.code() == 200 ? mapper.readTree(current.getBody().readUtf8()) : null;
+      }
+      Admission admitted = admit(caller, api, object, old);
+      if (admitted.refusal() != null) {
+        return admitted.refusal();
+      }
+      if (admitted.object() != null && admitted.object().isObject()) {
+        request = rewrite(method, path, admitted.object().toString());
+      }
     }
     MockResponse r = super.dispatch(request);
     if (method == HttpMethod.GET
@@ -174,6 +351,39 @@ public final class SandboxDispatcher extends KubernetesCrudDispatcher {
       r.setHeader("Content-Type", "application/json");
     }
     return r;
+  }
+
+  /**
+   * What admission made of a write: the object to store (defaults applied, unknown fields pruned),
+   * or the refusal.
+   */
+  record Admission(JsonNode object, MockResponse refusal) {
+    static Admission refused(MockResponse refusal) {
+      return new Admission(null, refusal);
+    }
+  }
+
+  /**
+   * Admission of a create or update (also of a patch, once merged): the checks a real API server
+   * runs before it stores an object, in its order: mutation, then validation.
+   */
+  private Admission admit(Caller caller, ApiPath api, JsonNode object, JsonNode old)
+      throws Exception {
+    if (object == null || !object.isObject()) {
+      return new Admission(object, null);
+    }
+    MockResponse refused = ownerReferences(caller, object, old);
+    if (refused != null) {
+      return Admission.refused(refused);
+    }
+    return new Admission(object, null);
+  }
+
+  /** The request's body as text, left for whoever reads it next. */
+  private static String bodyOf(RecordedRequest request) {
+    return request.getBody() == null
+        ? ""
+        : new String(request.getBody().getBytes(), java.nio.charset.StandardCharsets.UTF_8);
   }
 
   private static boolean wantsTable(RecordedRequest request) {
@@ -337,7 +547,10 @@ public final class SandboxDispatcher extends KubernetesCrudDispatcher {
    * a real API server, replace a list in a merge patch).
    */
   private MockResponse patch(
-      RecordedRequest request, String path, java.util.function.BinaryOperator<JsonNode> merge)
+      RecordedRequest request,
+      String path,
+      Caller caller,
+      java.util.function.BinaryOperator<JsonNode> merge)
       throws Exception {
     ApiPath api = ApiPath.parse(path);
     if (api == null || api.name() == null) {
@@ -351,8 +564,17 @@ public final class SandboxDispatcher extends KubernetesCrudDispatcher {
         return current;
       }
       JsonNode object = mapper.readTree(current.getBody().readUtf8());
-      JsonNode merged = merge.apply(object, mapper.readTree(request.getUtf8Body()));
-      return super.dispatch(rewrite(HttpMethod.PUT, objectPath, merged.toString()));
+      JsonNode merged;
+      try {
+        merged = merge.apply(object, mapper.readTree(request.getUtf8Body()));
+      } catch (RuntimeException e) {
+        return status(422, "Invalid", "the patch cannot be applied: " + e.getMessage());
+      }
+      Admission admitted = admit(caller, api, merged, object);
+      if (admitted.refusal() != null) {
+        return admitted.refusal();
+      }
+      return super.dispatch(rewrite(HttpMethod.PUT, objectPath, admitted.object().toString()));
     }
   }
 
@@ -556,6 +778,11 @@ public final class SandboxDispatcher extends KubernetesCrudDispatcher {
   }
 
   static MockResponse status(int code, String reason, String message) {
+    return json(code, statusNode(code, reason, message).put("code", code).toString());
+  }
+
+  /** A failure Status as a real API server writes it (details, when any, go before code). */
+  static ObjectNode statusNode(int code, String reason, String message) {
     ObjectNode s = Serialization.jsonMapper().createObjectNode();
     s.put("kind", "Status");
     s.put("apiVersion", "v1");
@@ -563,8 +790,7 @@ public final class SandboxDispatcher extends KubernetesCrudDispatcher {
     s.put("status", "Failure");
     s.put("message", message);
     s.put("reason", reason);
-    s.put("code", code);
-    return json(code, s.toString());
+    return s;
   }
 
   /** Reads dotted JSON paths ({@code .spec.replicas}); used for scale subresources. */

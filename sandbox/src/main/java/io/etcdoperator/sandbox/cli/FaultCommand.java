@@ -3,10 +3,8 @@ package io.etcdoperator.sandbox.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.io.IOException;
 import java.net.ConnectException;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
@@ -99,18 +97,18 @@ final class FaultCommand implements Callable<Integer> {
               + dir);
       return 2;
     }
-    String server = server(kubeconfig);
+    String server = io.etcdoperator.sandbox.Kubeconfig.server(kubeconfig);
     HttpRequest request =
         HttpRequest.newBuilder(URI.create(server + "/sandbox/v1/fault"))
             .timeout(Duration.ofSeconds(60))
             .header("Content-Type", "application/json")
+            .header(
+                "Authorization", "Bearer " + io.etcdoperator.sandbox.Kubeconfig.token(kubeconfig))
             .POST(HttpRequest.BodyPublishers.ofString(body.toString()))
             .build();
     try {
       HttpResponse<String> r =
-          HttpClient.newBuilder()
-              .connectTimeout(Duration.ofSeconds(5))
-              .build()
+          io.etcdoperator.sandbox.api.SelfSigned.httpClient(Duration.ofSeconds(5))
               .send(request, HttpResponse.BodyHandlers.ofString());
       JsonNode answer = mapper.readTree(r.body());
       if (r.statusCode() == 200) {
@@ -128,15 +126,5 @@ final class FaultCommand implements Callable<Integer> {
               + " refused the connection).");
       return 2;
     }
-  }
-
-  private static String server(Path kubeconfig) throws IOException {
-    for (String line : Files.readAllLines(kubeconfig)) {
-      String t = line.trim();
-      if (t.startsWith("server:")) {
-        return t.substring("server:".length()).trim();
-      }
-    }
-    throw new IOException("no server in " + kubeconfig);
   }
 }
