@@ -29,13 +29,16 @@ import picocli.CommandLine.Parameters;
       "  wipe POD      empty the pod's persistent volumes (its containers restart on empty disks)",
       "  freeze POD    SIGSTOP every process of the pod (a hung or partitioned node)",
       "  thaw POD      SIGCONT them again",
+      "  partition POD make the pod's etcd ports unreachable from the operator only (its peers",
+      "                and the kubelet's probes still reach it): its calls time out",
+      "  heal POD      end the partition",
       "  operator stop|start   stop or start the operator inside the sandbox"
     })
 final class FaultCommand implements Callable<Integer> {
   @Parameters(
       index = "0",
       paramLabel = "ACTION",
-      description = "kill, delete, wipe, freeze, thaw or operator")
+      description = "kill, delete, wipe, freeze, thaw, partition, heal or operator")
   String action;
 
   @Parameters(
@@ -67,7 +70,7 @@ final class FaultCommand implements Callable<Integer> {
     ObjectMapper mapper = new ObjectMapper();
     ObjectNode body = mapper.createObjectNode();
     switch (action) {
-      case "kill", "delete", "wipe", "freeze", "thaw" -> {
+      case "kill", "delete", "wipe", "freeze", "thaw", "partition", "heal" -> {
         body.put("action", action);
         body.put("namespace", namespace);
         body.put("pod", target);
@@ -84,7 +87,9 @@ final class FaultCommand implements Callable<Integer> {
       }
       default -> {
         System.err.println(
-            "fault: unknown action " + action + " (kill, delete, wipe, freeze, thaw, operator)");
+            "fault: unknown action "
+                + action
+                + " (kill, delete, wipe, freeze, thaw, partition, heal, operator)");
         return 2;
       }
     }
