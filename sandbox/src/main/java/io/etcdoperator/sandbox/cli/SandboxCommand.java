@@ -89,6 +89,7 @@ public final class SandboxCommand implements Callable<Integer> {
     if (System.getProperty(JvmHosts.PROPERTY) == null) {
       return Relauncher.relaunchWithHostsFile(dir, SandboxMain.class, rawArgs());
     }
+    Relauncher.watchParent();
     OperatorLauncher operator = launcher != null ? launcher : OperatorLauncher.onClassPath();
     if (operator == null) {
       err.println("sandbox: no operator on the class path; EtcdClusters will not be reconciled.");
