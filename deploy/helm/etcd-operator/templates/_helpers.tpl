@@ -26,7 +26,7 @@ app.kubernetes.io/instance: {{ .Release.Name }}
   verbs: [get, list, watch, create, update, patch, delete]
 - apiGroups: [""]
   resources: [pods]
-  verbs: [get, list, watch, delete]
+  verbs: [get, list, watch, create, delete]
 - apiGroups: [""]
   resources: [persistentvolumeclaims]
   verbs: [get, list, watch, patch, delete]

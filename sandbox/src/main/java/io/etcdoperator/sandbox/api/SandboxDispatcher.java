@@ -3,6 +3,12 @@ package io.etcdoperator.sandbox.api;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.etcdoperator.sandbox.api.admission.CoreValidation;
+import io.etcdoperator.sandbox.api.admission.CrdValidation;
+import io.etcdoperator.sandbox.api.admission.FieldError;
+import io.etcdoperator.sandbox.api.admission.Invalid;
+import io.etcdoperator.sandbox.api.admission.PodSecurity;
+import io.etcdoperator.sandbox.api.admission.StructuralSchema;
 import io.etcdoperator.sandbox.api.auth.Authenticator;
 import io.etcdoperator.sandbox.api.auth.Forbidden;
 import io.etcdoperator.sandbox.api.auth.Identity;
@@ -78,6 +84,10 @@ public final class SandboxDispatcher extends KubernetesCrudDispatcher {
   private final Authenticator authenticator = new Authenticator();
   private final Map<String, RbacUsage> usage = new ConcurrentHashMap<>();
   private final AtomicLong rbacVersion = new AtomicLong();
+  private final AtomicLong crdVersion = new AtomicLong();
+  private final Map<String, StructuralSchema> schemas = new ConcurrentHashMap<>();
+  private final java.util.concurrent.atomic.AtomicInteger clusterIps =
+      new java.util.concurrent.atomic.AtomicInteger(10);
   private volatile RbacSnapshot rbacSnapshot;
   private volatile String serverAddress = "127.0.0.1:443";
   private volatile ControlHandler control;
@@ -151,10 +161,12 @@ public final class SandboxDispatcher extends KubernetesCrudDispatcher {
         }
       }
       MockResponse r = route(request, new Caller(user, info));
-      if (info.resourceRequest()
-          && RBAC_GROUP.equals(info.group())
-          && request.method() != HttpMethod.GET) {
-        rbacVersion.incrementAndGet();
+      if (info.resourceRequest() && request.method() != HttpMethod.GET) {
+        if (RBAC_GROUP.equals(info.group())) {
+          rbacVersion.incrementAndGet();
+        } else if ("customresourcedefinitions".equals(info.resource())) {
+          crdVersion.incrementAndGet();
+        }
       }
       if (LOG.isDebugEnabled()) {
         LOG.debug("{} {} -> {}", request.getMethod(), request.getPath(), r.code());
@@ -253,6 +265,48 @@ public final class SandboxDispatcher extends KubernetesCrudDispatcher {
     return null;
   }
 
+  /**
+   * A SelfSubjectRulesReview (which JOSDK sends to check its Lease permissions before it elects a
+   * leader): the caller's rules in the namespace asked about, complete.
+   */
+  private MockResponse rulesReview(Caller caller, JsonNode review) throws Exception {
+    String ns = review.path("spec").path("namespace").asText("");
+    ObjectNode out = mapper.createObjectNode();
+    out.put("kind", "SelfSubjectRulesReview");
+    out.put("apiVersion", "authorization.k8s.io/v1");
+    out.putObject("metadata");
+    out.putObject("spec").put("namespace", ns);
+    ObjectNode status = out.putObject("status");
+    com.fasterxml.jackson.databind.node.ArrayNode rules = status.putArray("resourceRules");
+    com.fasterxml.jackson.databind.node.ArrayNode urls = status.putArray("nonResourceRules");
+    if (caller.user().admin()) {
+      rules.addObject().set("verbs", mapper.valueToTree(List.of("*")));
+      ((ObjectNode) rules.get(0)).set("apiGroups", mapper.valueToTree(List.of("*")));
+      ((ObjectNode) rules.get(0)).set("resources", mapper.valueToTree(List.of("*")));
+      urls.addObject()
+          .<ObjectNode>set("verbs", mapper.valueToTree(List.of("*")))
+          .set("nonResourceURLs", mapper.valueToTree(List.of("*")));
+    } else {
+      for (var rule : rbac().rulesIn(caller.user(), ns)) {
+        ObjectNode r = mapper.createObjectNode();
+        r.set("verbs", mapper.valueToTree(rule.getVerbs()));
+        if (rule.getNonResourceURLs() != null && !rule.getNonResourceURLs().isEmpty()) {
+          r.set("nonResourceURLs", mapper.valueToTree(rule.getNonResourceURLs()));
+          urls.add(r);
+          continue;
+        }
+        r.set("apiGroups", mapper.valueToTree(rule.getApiGroups()));
+        r.set("resources", mapper.valueToTree(rule.getResources()));
+        if (rule.getResourceNames() != null && !rule.getResourceNames().isEmpty()) {
+          r.set("resourceNames", mapper.valueToTree(rule.getResourceNames()));
+        }
+        rules.add(r);
+      }
+    }
+    status.put("incomplete", false);
+    return json(201, out.toString());
+  }
+
   private static MockResponse forbidden(RequestInfo info, String reason) {
     ObjectNode s = statusNode(403, "Forbidden", Forbidden.message(info, reason));
     if (info.resourceRequest()) {
@@ -311,6 +365,12 @@ public final class SandboxDispatcher extends KubernetesCrudDispatcher {
     if (api != null && api.subresource() != null && !"status".equals(api.subresource())) {
       return status(
           404, "NotFound", "the sandbox does not serve " + api.plural() + "/" + api.subresource());
+    }
+    if (api != null
+        && "authorization.k8s.io".equals(api.group())
+        && "selfsubjectrulesreviews".equals(api.plural())
+        && method == HttpMethod.POST) {
+      return rulesReview(caller, mapper.readTree(bodyOf(request)));
     }
     if (method == HttpMethod.PATCH && isStrategic(request)) {
       return patch(request, path, caller, StrategicMerge::apply);
@@ -376,7 +436,120 @@ public final class SandboxDispatcher extends KubernetesCrudDispatcher {
     if (refused != null) {
       return Admission.refused(refused);
     }
+    ResourceType type = type(api);
+    if (type == null) {
+      return new Admission(object, null);
+    }
+    String name = object.path("metadata").path("name").asText(api.name() == null ? "" : api.name());
+    List<FieldError> errors = List.of();
+    if (BuiltInTypes.ALL.contains(type)) {
+      if (api.subresource() != null) {
+        return new Admission(object, null);
+      }
+      CoreValidation.mutate(
+          api.group(), api.plural(), (ObjectNode) object, old, this::nextClusterIp);
+      errors = CoreValidation.validate(api.group(), api.plural(), object, old);
+      if (api.plural().equals("customresourcedefinitions")) {
+        errors = CrdValidation.validate(object);
+      }
+      if (errors.isEmpty() && old == null && api.plural().equals("pods") && api.group().isEmpty()) {
+        MockResponse insecure = podSecurity(caller.info(), api, name, object);
+        if (insecure != null) {
+          return Admission.refused(insecure);
+        }
+      }
+    } else if (api.subresource() == null || api.subresource().equals("status")) {
+      StructuralSchema schema = schema(api);
+      if (schema != null) {
+        if ("status".equals(api.subresource()) && old != null && old.has("spec")) {
+          // the status subresource ignores the spec it is sent: the stored one is validated
+          ((ObjectNode) object).set("spec", old.get("spec"));
+        }
+        schema.pruneAndDefault((ObjectNode) object);
+        errors = schema.validate(object, old);
+      }
+    }
+    if (!errors.isEmpty()) {
+      return Admission.refused(json(422, Invalid.status(type.kind(), type.group(), name, errors)));
+    }
     return new Admission(object, null);
+  }
+
+  /** The schema of a custom resource's version, from its stored CRD (cached until a CRD write). */
+  private StructuralSchema schema(ApiPath api) throws Exception {
+    long version = crdVersion.get();
+    String key = version + " " + api.group() + "/" + api.version() + "/" + api.plural();
+    StructuralSchema cached = schemas.get(key);
+    if (cached != null) {
+      return cached;
+    }
+    MockResponse r = super.handleGet(CRD_LIST);
+    if (r.code() != 200) {
+      return null;
+    }
+    for (JsonNode crd : mapper.readTree(r.getBody().readUtf8()).path("items")) {
+      JsonNode spec = crd.path("spec");
+      if (!spec.path("group").asText().equals(api.group())
+          || !spec.path("names").path("plural").asText().equals(api.plural())) {
+        continue;
+      }
+      for (JsonNode v : spec.path("versions")) {
+        JsonNode s = v.path("schema").path("openAPIV3Schema");
+        if (v.path("name").asText().equals(api.version()) && s.isObject()) {
+          StructuralSchema schema = new StructuralSchema(s);
+          schemas.clear();
+          schemas.put(key, schema);
+          return schema;
+        }
+      }
+    }
+    return null;
+  }
+
+  /**
+   * Pod Security Admission: a pod created in a namespace whose {@code
+   * pod-security.kubernetes.io/enforce} label names a level must meet it (see {@link PodSecurity});
+   * else 403, as the API server answers.
+   */
+  private MockResponse podSecurity(RequestInfo info, ApiPath api, String name, JsonNode pod)
+      throws Exception {
+    String ns =
+        api.namespace() != null
+            ? api.namespace()
+            : pod.path("metadata").path("namespace").asText("default");
+    MockResponse r = super.handleGet("/api/v1/namespaces/" + ns);
+    if (r.code() != 200) {
+      return null;
+    }
+    JsonNode labels = mapper.readTree(r.getBody().readUtf8()).path("metadata").path("labels");
+    String level = labels.path(PodSecurity.ENFORCE).asText("privileged");
+    List<String> violations = PodSecurity.violations(level, pod.path("spec"));
+    if (violations.isEmpty()) {
+      return null;
+    }
+    String version = labels.path(PodSecurity.ENFORCE_VERSION).asText("latest");
+    RequestInfo named = new RequestInfo(info.verb(), true, "", "pods", null, name, ns, info.path());
+    return forbidden(
+        named,
+        "violates PodSecurity \"" + level + ":" + version + "\": " + String.join(", ", violations));
+  }
+
+  /** A cluster IP for a new Service (from 10.96.0.0/16; nothing is ever sent there). */
+  private String nextClusterIp() {
+    int n = clusterIps.incrementAndGet();
+    return "10.96." + ((n >> 8) & 0xff) + "." + (n & 0xff);
+  }
+
+  /** The served type of an API path, or null. */
+  private ResourceType type(ApiPath api) throws Exception {
+    for (ResourceType t : types()) {
+      if (t.group().equals(api.group())
+          && t.version().equals(api.version())
+          && t.plural().equals(api.plural())) {
+        return t;
+      }
+    }
+    return null;
   }
 
   /** The request's body as text, left for whoever reads it next. */

@@ -46,6 +46,18 @@ public final class Rbac {
           "/livez",
           "/readyz");
 
+  /**
+   * What the default {@code system:basic-user} role lets every authenticated user do: ask what it
+   * may do.
+   */
+  private static final List<PolicyRule> BASIC_USER =
+      List.of(
+          new io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder()
+              .withApiGroups("authorization.k8s.io")
+              .withResources("selfsubjectaccessreviews", "selfsubjectrulesreviews")
+              .withVerbs("create")
+              .build());
+
   private final List<Role> roles;
   private final List<ClusterRole> clusterRoles;
   private final List<RoleBinding> roleBindings;
@@ -90,6 +102,9 @@ public final class Rbac {
     if (!request.resourceRequest() && matchesUrl(DISCOVERY, request.path())) {
       return true;
     }
+    if (BASIC_USER.stream().anyMatch(rule -> matches(rule, request))) {
+      return true;
+    }
     for (ClusterRoleBinding b : clusterRoleBindings) {
       if (bound(b.getSubjects(), null, user)
           && rules(b.getRoleRef(), null).stream().anyMatch(rule -> matches(rule, request))) {
@@ -126,6 +141,20 @@ public final class Rbac {
       String ns = b.getMetadata().getNamespace();
       if (bound(b.getSubjects(), ns, user)) {
         rules(b.getRoleRef(), ns).forEach(r -> out.add(new Grant(roleName(b.getRoleRef()), ns, r)));
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The rules that apply to the user in a namespace (those of its ClusterRoleBindings, of its
+   * RoleBindings there, and of the default roles), as a SelfSubjectRulesReview reports them.
+   */
+  public List<PolicyRule> rulesIn(Identity user, String namespace) {
+    List<PolicyRule> out = new ArrayList<>(BASIC_USER);
+    for (Grant g : grants(user)) {
+      if (g.namespace() == null || g.namespace().equals(namespace)) {
+        out.add(g.rule());
       }
     }
     return out;
