@@ -267,6 +267,8 @@ public final class Sandbox implements AutoCloseable {
       }
       case "freeze" -> faults.freeze(ns, pod);
       case "thaw" -> faults.thaw(ns, pod);
+      case "partition" -> faults.partition(ns, pod);
+      case "heal" -> faults.heal(ns, pod);
       case "operator-stop" -> {
         // off the API server's thread: the operator talks to this server while it stops
         background(faults::stopOperator);
