@@ -121,6 +121,11 @@ public final class Sandbox implements AutoCloseable {
     addresses = new AddressPool(AddressPool.defaultLockDir(), List.of(2379, 2380));
     kubelet = new Kubelet(client, config, id, addresses);
     kubelet.start();
+    api.setPodProcesses(
+        (ns, pod) -> {
+          var h = kubelet.pod(ns, pod);
+          return h == null ? -1 : h.pid(null);
+        });
     volumes = new VolumeController(client, config);
     volumes.start();
     statefulSets = new StatefulSetController(client, config.resync());
@@ -128,13 +133,18 @@ public final class Sandbox implements AutoCloseable {
     gc = new GarbageCollector(client, config.resync(), api::types);
     gc.start();
     faults = new Faults(api, kubelet, this);
-    Kubeconfig.write(config.kubeconfig(), api.url(), api.adminToken());
+    Kubeconfig.write(config.kubeconfig(), api.kubectlUrl(), api.adminToken());
     startOperator();
   }
 
   /** The API server's URL. */
   public String apiUrl() {
     return api.url();
+  }
+
+  /** The URL of the kubeconfig: the API server behind the front that serves kubectl's watches. */
+  public String kubectlUrl() {
+    return api.kubectlUrl();
   }
 
   /** A client of the sandbox's API server, owned by the sandbox. */

@@ -31,6 +31,8 @@ public final class ApiServer implements AutoCloseable {
   private final KubernetesMockServer server;
   private final String adminToken = dispatcher.authenticator().issue(Identity.administrator());
   private String url;
+  private KubectlFront front;
+  private String frontUrl;
 
   public ApiServer() {
     server =
@@ -43,6 +45,20 @@ public final class ApiServer implements AutoCloseable {
     server.init(address, port);
     url = "https://" + address.getHostAddress() + ":" + server.getPort();
     dispatcher.setServerAddress(address.getHostAddress() + ":" + server.getPort());
+    try {
+      front = new KubectlFront(address.getHostAddress(), server.getPort(), dispatcher::tableOf);
+    } catch (Exception e) {
+      throw new IllegalStateException("the sandbox's kubectl front did not start: " + e, e);
+    }
+    frontUrl = "https://" + address.getHostAddress() + ":" + front.port();
+  }
+
+  /**
+   * The URL for kubectl and the kubeconfig: the API server behind a front that also serves watches
+   * over chunked HTTP (see {@link KubectlFront}).
+   */
+  public String kubectlUrl() {
+    return frontUrl;
   }
 
   /** Base URL, e.g. {@code https://127.0.0.1:34567}. */
@@ -52,6 +68,11 @@ public final class ApiServer implements AutoCloseable {
 
   public void setLogSource(LogSource logs) {
     dispatcher.setLogSource(logs);
+  }
+
+  /** Where messages find a pod's main process (the kubelet). */
+  public void setPodProcesses(SandboxDispatcher.PodProcesses pods) {
+    dispatcher.setPodProcesses(pods);
   }
 
   public void setControlHandler(ControlHandler handler) {
@@ -136,6 +157,9 @@ public final class ApiServer implements AutoCloseable {
 
   @Override
   public void close() {
+    if (front != null) {
+      front.close();
+    }
     server.destroy();
   }
 }

@@ -348,6 +348,21 @@ public final class SandboxDispatcher extends KubernetesCrudDispatcher {
         && method == HttpMethod.GET) {
       return podLog(api, path);
     }
+    if (api != null
+        && "pods".equals(api.plural())
+        && api.name() != null
+        && api.subresource() != null
+        && List.of("exec", "attach", "portforward").contains(api.subresource())) {
+      return streamingRefused(api);
+    }
+    if (method == HttpMethod.GET
+        && api != null
+        && api.name() == null
+        && "events".equals(api.plural())
+        && !path.contains("watch=true")
+        && path.contains("fieldSelector=")) {
+      return eventsSelected(request, path);
+    }
     if (method == HttpMethod.DELETE
         && api != null
         && api.name() != null
@@ -559,11 +574,124 @@ public final class SandboxDispatcher extends KubernetesCrudDispatcher {
         : new String(request.getBody().getBytes(), java.nio.charset.StandardCharsets.UTF_8);
   }
 
+  /**
+   * {@code kubectl exec}, {@code attach} and {@code port-forward} need a streaming connection the
+   * mock server cannot make: refused with a message that says so and gives the command that does
+   * the same on this machine (in the container's mount and UTS namespaces, where its hosts file,
+   * DNS and volumes are).
+   */
+  private MockResponse streamingRefused(ApiPath api) {
+    String how = "";
+    PodProcesses processes = this.pods;
+    long pid = processes == null ? -1 : processes.pid(api.namespace(), api.name());
+    if (pid > 0) {
+      how =
+          "; to run a command in its container on this machine: nsenter --target "
+              + pid
+              + " --mount --uts -- <command> (e.g. etcdctl --endpoints=http://"
+              + api.name()
+              + ":2379 endpoint health)";
+    }
+    return status(
+        501,
+        "NotImplemented",
+        "the sandbox does not serve pods/"
+            + api.subresource()
+            + " (it needs a streaming connection the sandbox's API server cannot make)"
+            + how);
+  }
+
+  /** Finds the main process of a pod's first container, for messages that point at it. */
+  public interface PodProcesses {
+    /** The pid, or -1. */
+    long pid(String namespace, String pod);
+  }
+
+  private volatile PodProcesses pods;
+
+  void setPodProcesses(PodProcesses pods) {
+    this.pods = pods;
+  }
+
+  /**
+   * A list of Events with a field selector, which the mock ignores: filtered here on the fields the
+   * API server supports for Events ({@code involvedObject.kind/namespace/name/uid/apiVersion/
+   * resourceVersion/fieldPath}, {@code reason}, {@code type}, {@code source}, {@code
+   * metadata.name/namespace}), with {@code =}, {@code ==} and {@code !=}, as {@code kubectl
+   * describe} sends them.
+   */
+  private MockResponse eventsSelected(RecordedRequest request, String path) throws Exception {
+    int q = path.indexOf('?');
+    String base = path.substring(0, q);
+    List<String> kept = new ArrayList<>();
+    String selector = "";
+    for (String kv : path.substring(q + 1).split("&")) {
+      if (kv.startsWith("fieldSelector=")) {
+        selector =
+            java.net.URLDecoder.decode(
+                kv.substring("fieldSelector=".length()), java.nio.charset.StandardCharsets.UTF_8);
+      } else {
+        kept.add(kv);
+      }
+    }
+    MockResponse all = super.handleGet(kept.isEmpty() ? base : base + "?" + String.join("&", kept));
+    if (all.code() != 200) {
+      return all;
+    }
+    ObjectNode list = (ObjectNode) mapper.readTree(all.getBody().readUtf8());
+    com.fasterxml.jackson.databind.node.ArrayNode items = mapper.createArrayNode();
+    for (JsonNode e : list.path("items")) {
+      if (selects(selector, e)) {
+        items.add(e);
+      }
+    }
+    list.set("items", items);
+    MockResponse r = json(200, list.toString());
+    if (wantsTable(request)) {
+      ApiPath api = ApiPath.parse(base);
+      return asTable(api, r);
+    }
+    return r;
+  }
+
+  private static boolean selects(String selector, JsonNode event) {
+    for (String term : selector.split(",")) {
+      if (term.isBlank()) {
+        continue;
+      }
+      boolean negate = term.contains("!=");
+      String[] kv = term.split(negate ? "!=" : "==?", 2);
+      if (kv.length != 2) {
+        return false;
+      }
+      String field = kv[0].trim();
+      JsonNode v =
+          field.equals("source")
+              ? event.path("source").path("component")
+              : event.at("/" + field.replace('.', '/'));
+      boolean equal = v.asText("").equals(kv[1].trim());
+      if (equal == negate) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   private static boolean wantsTable(RecordedRequest request) {
     String accept = request.getHeader("Accept");
     return accept != null
         && accept.contains("as=Table")
         && !request.getPath().contains("watch=true");
+  }
+
+  /** One object as a Table of one row, as a watch that asked for Tables sends it. */
+  JsonNode tableOf(ApiPath api, JsonNode object) {
+    try {
+      ResourceType type = type(api);
+      return type == null ? object : mapper.readTree(tables.table(type, object));
+    } catch (Exception e) {
+      return object;
+    }
   }
 
   private MockResponse asTable(ApiPath api, MockResponse r) throws Exception {

@@ -104,7 +104,10 @@ public final class SandboxCommand implements Callable<Integer> {
     }
     try {
       out.println(
-          "sandbox: API server " + sandbox.apiUrl() + ", state in " + sandbox.config().stateDir());
+          "sandbox: API server "
+              + sandbox.kubectlUrl()
+              + ", state in "
+              + sandbox.config().stateDir());
       out.println(
           "sandbox: kubectl --kubeconfig "
               + sandbox.config().kubeconfig()
