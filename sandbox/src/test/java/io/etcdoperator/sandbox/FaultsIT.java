@@ -161,7 +161,7 @@ class FaultsIT {
   }
 
   @Test
-  @Order(3)
+  @Order(4)
   void deleteRecreatesThePodWhichRejoinsWithItsData() throws Exception {
     Pod before = pod("etcd-0");
     sandbox.faults().delete("default", "etcd-0");
@@ -184,7 +184,7 @@ class FaultsIT {
   }
 
   @Test
-  @Order(4)
+  @Order(5)
   void wipeEmptiesTheClaimAndRestartsTheContainer() throws Exception {
     PodHandle h = sandbox.kubelet().pod("default", "etcd-2");
     Path data = h.volume("data");
@@ -201,7 +201,7 @@ class FaultsIT {
   }
 
   @Test
-  @Order(5)
+  @Order(6)
   void operatorStopsAndStartsAgain() throws Exception {
     int starts = operatorStarts.get();
     sandbox.faults().stopOperator();
@@ -213,7 +213,7 @@ class FaultsIT {
   }
 
   @Test
-  @Order(6)
+  @Order(3)
   void aPartitionHidesAPodFromTheOperatorOnlyUntilHealed() throws Exception {
     awaitAllReady();
     sandbox.faults().partition("default", "etcd-1");
