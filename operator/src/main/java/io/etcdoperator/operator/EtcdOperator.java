@@ -4,6 +4,8 @@ import io.etcdoperator.operator.etcd.EtcdHttp;
 import io.etcdoperator.operator.etcd.EtcdService;
 import io.etcdoperator.operator.etcd.EtcdServiceConfig;
 import io.etcdoperator.operator.etcd.JetcdEtcdService;
+import io.etcdoperator.operator.reconcile.EtcdBackupReconciler;
+import io.etcdoperator.operator.reconcile.EtcdBackupScheduleReconciler;
 import io.etcdoperator.operator.reconcile.EtcdClusterReconciler;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
@@ -110,8 +112,26 @@ public final class EtcdOperator implements AutoCloseable {
             new EtcdHttp(settings.etcdDeadline().dividedBy(3)),
             Clock.systemUTC(),
             settings.quorumLossAlarm(),
-            settings.callHook()),
+            settings.callHook(),
+            settings.operatorImage()),
         c -> {
+          if (!settings.namespaces().isEmpty()) {
+            c.settingNamespaces(settings.namespaces());
+          }
+        });
+    EtcdHttp backupMetrics = new EtcdHttp(settings.etcdDeadline().dividedBy(3));
+    operator.register(
+        new EtcdBackupReconciler(etcd, backupMetrics, Clock.systemUTC(), settings.operatorImage()),
+        c -> {
+          if (!settings.namespaces().isEmpty()) {
+            c.settingNamespaces(settings.namespaces());
+          }
+        });
+    operator.register(
+        new EtcdBackupScheduleReconciler(Clock.systemUTC(), settings.operatorImage()),
+        c -> {
+          // Called for delete events too, without a finalizer (EtcdClusterReconciler).
+          c.withTriggerReconcilerOnAllEvents(true);
           if (!settings.namespaces().isEmpty()) {
             c.settingNamespaces(settings.namespaces());
           }

@@ -14,6 +14,7 @@ import java.util.Set;
  * @param reconcileThreads clusters reconciled at once
  * @param quorumLossAlarm how long quorum may stay lost before the status and a Warning say so
  *     louder
+ * @param operatorImage the operator's own image: what backup and restore pods run
  */
 public record OperatorSettings(
     Set<String> namespaces,
@@ -22,7 +23,11 @@ public record OperatorSettings(
     Duration etcdDeadline,
     int reconcileThreads,
     Duration quorumLossAlarm,
-    CallHook callHook) {
+    CallHook callHook,
+    String operatorImage) {
+  /** The image of this build, as deploy/ names it; $OPERATOR_IMAGE in the Deployment overrides. */
+  public static final String DEFAULT_IMAGE =
+      io.etcdoperator.operator.model.Names.DEFAULT_OPERATOR_IMAGE;
 
   public OperatorSettings {
     namespaces = Set.copyOf(namespaces);
@@ -37,12 +42,20 @@ public record OperatorSettings(
         Duration.ofSeconds(1),
         10,
         Duration.ofMinutes(5),
-        CallHook.NONE);
+        CallHook.NONE,
+        DEFAULT_IMAGE);
   }
 
   public OperatorSettings withNamespaces(Set<String> value) {
     return new OperatorSettings(
-        value, leaderElection, http, etcdDeadline, reconcileThreads, quorumLossAlarm, callHook);
+        value,
+        leaderElection,
+        http,
+        etcdDeadline,
+        reconcileThreads,
+        quorumLossAlarm,
+        callHook,
+        operatorImage);
   }
 
   public OperatorSettings withLeaderElection(LeaderElection value) {
@@ -53,7 +66,8 @@ public record OperatorSettings(
         etcdDeadline,
         reconcileThreads,
         quorumLossAlarm,
-        callHook);
+        callHook,
+        operatorImage);
   }
 
   public OperatorSettings withHttp(Http value) {
@@ -64,22 +78,56 @@ public record OperatorSettings(
         etcdDeadline,
         reconcileThreads,
         quorumLossAlarm,
-        callHook);
+        callHook,
+        operatorImage);
   }
 
   public OperatorSettings withQuorumLossAlarm(Duration value) {
     return new OperatorSettings(
-        namespaces, leaderElection, http, etcdDeadline, reconcileThreads, value, callHook);
+        namespaces,
+        leaderElection,
+        http,
+        etcdDeadline,
+        reconcileThreads,
+        value,
+        callHook,
+        operatorImage);
   }
 
   public OperatorSettings withCallHook(CallHook value) {
     return new OperatorSettings(
-        namespaces, leaderElection, http, etcdDeadline, reconcileThreads, quorumLossAlarm, value);
+        namespaces,
+        leaderElection,
+        http,
+        etcdDeadline,
+        reconcileThreads,
+        quorumLossAlarm,
+        value,
+        operatorImage);
   }
 
   public OperatorSettings withEtcdDeadline(Duration value) {
     return new OperatorSettings(
-        namespaces, leaderElection, http, value, reconcileThreads, quorumLossAlarm, callHook);
+        namespaces,
+        leaderElection,
+        http,
+        value,
+        reconcileThreads,
+        quorumLossAlarm,
+        callHook,
+        operatorImage);
+  }
+
+  public OperatorSettings withOperatorImage(String value) {
+    return new OperatorSettings(
+        namespaces,
+        leaderElection,
+        http,
+        etcdDeadline,
+        reconcileThreads,
+        quorumLossAlarm,
+        callHook,
+        value);
   }
 
   /**

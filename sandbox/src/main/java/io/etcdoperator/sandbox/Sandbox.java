@@ -112,6 +112,7 @@ public final class Sandbox implements AutoCloseable {
     api.setLogSource(this::log);
     client = api.newClient();
     api.registerCrd(client, CrdTypes.etcdClusterCrd());
+    CrdTypes.backupCrds().forEach(crd -> api.registerCrd(client, crd));
     client
         .namespaces()
         .resource(
@@ -297,11 +298,13 @@ public final class Sandbox implements AutoCloseable {
   private String log(String namespace, String pod, String container) throws IOException {
     String c = container;
     if (c == null) {
-      var p = client.pods().inNamespace(namespace).withName(pod).get();
-      if (p == null || p.getSpec().getContainers().isEmpty()) {
+      // From the kubelet, not the API: this runs on the API server's event loop, and a request to
+      // the API server from here would wait for that very loop (10 s, blocking every request).
+      var handle = kubelet.pod(namespace, pod);
+      if (handle == null || handle.containers().isEmpty()) {
         return null;
       }
-      c = p.getSpec().getContainers().get(0).getName();
+      c = handle.containers().get(0);
     }
     Path file = config.logDir().resolve(namespace + "_" + pod + "_" + c + ".log");
     return Files.exists(file) ? Files.readString(file) : null;

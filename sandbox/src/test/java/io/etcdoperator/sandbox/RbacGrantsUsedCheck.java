@@ -68,6 +68,9 @@ class RbacGrantsUsedCheck {
     String only = System.getProperty("rbac.check.partial", "");
     boolean force = "true".equals(System.getProperty("rbac.check.force"));
     assumeFalse(
+        !force && "true".equals(System.getProperty("rbac.check.backups.skipped")),
+        "the backup e2e tests did not run (-Dbackup.e2e.skip=true)");
+    assumeFalse(
         !force && !only.isBlank() && !only.startsWith("${"),
         "only some integration tests ran (it.test=" + only + ")");
     List<RbacUsage.Recorded> all = new ArrayList<>();

@@ -24,9 +24,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Seed 000 end to end with the real operator: the fixed manifest becomes a working 3-member cluster
- * whose status says Ready, and the nginx manifest followed by the fix does too. Runs only when an
- * {@link OperatorLauncher} is registered on the class path (the operator module plugs it in);
- * skipped, not passed, until then.
+ * whose status says Ready; the nginx manifest is refused naming its command and args, creating
+ * nothing, and the fix that follows becomes a working cluster too. Runs only when an {@link
+ * OperatorLauncher} is registered on the class path (the operator module plugs it in); skipped, not
+ * passed, until then.
  */
 class SeedManifestsE2EIT {
   static final ResourceDefinitionContext ETCD =
@@ -68,6 +69,20 @@ class SeedManifestsE2EIT {
         }
       }
     }
+  }
+
+  static java.util.Optional<Map<?, ?>> readyCondition(KubernetesClient k) {
+    GenericKubernetesResource c =
+        k.genericKubernetesResources(ETCD).inNamespace("default").withName("test").get();
+    if (c == null
+        || !(c.getAdditionalProperties().get("status") instanceof Map<?, ?> status)
+        || !(status.get("conditions") instanceof List<?> conditions)) {
+      return java.util.Optional.empty();
+    }
+    return conditions.stream()
+        .filter(o -> o instanceof Map<?, ?> m && "Ready".equals(m.get("type")))
+        .<Map<?, ?>>map(o -> (Map<?, ?>) o)
+        .findFirst();
   }
 
   static boolean ready(KubernetesClient k) {
@@ -122,11 +137,22 @@ class SeedManifestsE2EIT {
   void theNginxManifestThenTheFixBecomesAWorkingCluster() throws Exception {
     try (Sandbox sandbox = Sandbox.start(SandboxConfig.defaults(dir), operator())) {
       apply(sandbox.client(), EXAMPLES.resolve("seed-000-nginx.yaml"));
+      // "sh -c sleep" in place of etcd: refused before anything is created, naming the fields.
       await()
           .atMost(Duration.ofSeconds(60))
+          .pollInterval(Duration.ofMillis(200))
           .until(
-              () -> sandbox.client().pods().inNamespace("default").list().getItems().size() == 3);
-      assertThat(ready(sandbox.client())).isFalse();
+              () ->
+                  readyCondition(sandbox.client())
+                      .filter(m -> "InvalidSpec".equals(m.get("reason")))
+                      .isPresent());
+      String message = (String) readyCondition(sandbox.client()).orElseThrow().get("message");
+      assertThat(message)
+          .contains("spec.podTemplate.spec.containers[0].args")
+          .contains("spec.podTemplate.spec.containers[0].command");
+      assertThat(sandbox.client().pods().inNamespace("default").list().getItems()).isEmpty();
+      assertThat(sandbox.client().apps().statefulSets().inNamespace("default").list().getItems())
+          .isEmpty();
       apply(sandbox.client(), EXAMPLES.resolve("seed-000-fixed.yaml"));
       await()
           .atMost(Duration.ofMinutes(4))

@@ -20,7 +20,8 @@ import java.util.Map;
   "headlessServiceTemplate",
   "podDisruptionBudgetTemplate",
   "storage",
-  "security"
+  "security",
+  "bootstrap"
 })
 @ValidationRule(
     value =
@@ -70,6 +71,19 @@ public class EtcdClusterSpec {
       "TLS and authentication (aenix v1alpha1). Not supported yet: a cluster that sets it is"
           + " reported InvalidSpec rather than run without the security it asked for.")
   private Map<String, Object> security;
+
+  @JsonPropertyDescription(
+      "How the cluster starts: restore.source makes every member start from a snapshot (aenix"
+          + " v1alpha1). Read only until the cluster first forms.")
+  private BootstrapSpec bootstrap;
+
+  public BootstrapSpec getBootstrap() {
+    return bootstrap;
+  }
+
+  public void setBootstrap(BootstrapSpec bootstrap) {
+    this.bootstrap = bootstrap;
+  }
 
   public Integer getReplicas() {
     return replicas;

@@ -25,6 +25,7 @@ import java.util.Objects;
   "readyMembers",
   "members",
   "lastRebuild",
+  "restore",
   "selector"
 })
 public class EtcdClusterStatus {
@@ -60,6 +61,11 @@ public class EtcdClusterStatus {
   @JsonPropertyDescription(
       "The last rebuild from a survivor after a majority lost its data, if any.")
   private RebuildStatus lastRebuild;
+
+  @JsonPropertyDescription(
+      "The snapshot the cluster was restored from, when it started from one; or, while a restore"
+          + " is refused, what is wrong with its source.")
+  private RestoreStatus restore;
 
   @LabelSelector
   @JsonPropertyDescription("Label selector of the member pods (for the scale subresource).")
@@ -137,6 +143,14 @@ public class EtcdClusterStatus {
     this.lastRebuild = lastRebuild;
   }
 
+  public RestoreStatus getRestore() {
+    return restore;
+  }
+
+  public void setRestore(RestoreStatus restore) {
+    this.restore = restore;
+  }
+
   public String getSelector() {
     return selector;
   }
@@ -157,6 +171,7 @@ public class EtcdClusterStatus {
         && Objects.equals(readyMembers, s.readyMembers)
         && Objects.equals(members, s.members)
         && Objects.equals(lastRebuild, s.lastRebuild)
+        && Objects.equals(restore, s.restore)
         && Objects.equals(selector, s.selector);
   }
 
@@ -172,6 +187,7 @@ public class EtcdClusterStatus {
         readyMembers,
         members,
         lastRebuild,
+        restore,
         selector);
   }
 }

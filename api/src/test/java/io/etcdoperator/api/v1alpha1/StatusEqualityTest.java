@@ -17,7 +17,14 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class StatusEqualityTest {
   static Stream<Class<?>> statusTypes() {
-    return Stream.of(EtcdClusterStatus.class, MemberStatus.class, RebuildStatus.class);
+    return Stream.of(
+        EtcdClusterStatus.class,
+        MemberStatus.class,
+        RebuildStatus.class,
+        RestoreStatus.class,
+        EtcdBackupStatus.class,
+        BackupSnapshot.class,
+        EtcdBackupScheduleStatus.class);
   }
 
   @ParameterizedTest
@@ -61,6 +68,16 @@ class StatusEqualityTest {
       RebuildStatus r = new RebuildStatus();
       r.setSurvivor("s");
       return r;
+    }
+    if (type == RestoreStatus.class) {
+      RestoreStatus r = new RestoreStatus();
+      r.setSource("s");
+      return r;
+    }
+    if (type == BackupSnapshot.class) {
+      BackupSnapshot s = new BackupSnapshot();
+      s.setUri("u");
+      return s;
     }
     throw new IllegalArgumentException("no test value for " + type);
   }

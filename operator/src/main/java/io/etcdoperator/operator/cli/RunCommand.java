@@ -78,6 +78,11 @@ public final class RunCommand implements Callable<Integer> {
         OperatorSettings.defaults()
             .withNamespaces(new LinkedHashSet<>(namespaces))
             .withEtcdDeadline(parseDuration(etcdTimeout));
+    String image = System.getenv("OPERATOR_IMAGE");
+    if (image != null && !image.isBlank()) {
+      // backup and restore pods run the operator's own image
+      settings = settings.withOperatorImage(image);
+    }
     if (httpPort >= 0) {
       settings = settings.withHttp(new OperatorSettings.Http(httpHost, httpPort));
     }

@@ -17,9 +17,14 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * The connections of an {@link EtcdService}: one gRPC channel per (cluster, endpoint), created on
@@ -35,7 +40,10 @@ import java.util.concurrent.TimeUnit;
  * quorum. A host that does not resolve fails the call as UNAVAILABLE, as gRPC did.
  *
  * <p>A channel nobody used for {@code idleTimeout} is closed on the next lookup for its cluster:
- * members get new addresses when their pods move, and the old ones must not pile up.
+ * members get new addresses when their pods move, and the old ones must not pile up. The idle
+ * channels of other clusters are swept too (at most every half idle timeout), so that a deleted
+ * cluster's channels close even when nothing calls {@link #closeCluster}. Names are resolved
+ * outside the lock, each lookup within the call deadline.
  */
 final class EtcdChannels implements AutoCloseable {
   // Calls are bounded by their deadlines; keepalive only recycles a connection whose peer went
@@ -51,8 +59,23 @@ final class EtcdChannels implements AutoCloseable {
   // obvious that closeCluster() and a concurrent lookup cannot leave a channel behind.
   private final Map<String, Map<String, Entry>> byCluster = new HashMap<>();
   private boolean closed;
+  private long lastSweepNanos = System.nanoTime();
 
   private final Resolver resolver;
+
+  /**
+   * Name lookups, off the lock and bounded by the deadline; daemon threads. Unbounded (idle threads
+   * go after a minute): a lookup that hangs in the resolver cannot be interrupted, and a fixed pool
+   * would queue every other cluster's lookups, even cached ones, behind the hung ones. The number
+   * of threads is bounded by the number of calls in flight.
+   */
+  private final ExecutorService lookups =
+      Executors.newCachedThreadPool(
+          r -> {
+            Thread t = new Thread(r, "etcd-dns");
+            t.setDaemon(true);
+            return t;
+          });
 
   /** Resolves a host name (or address literal) to the address to connect to. */
   @FunctionalInterface
@@ -98,23 +121,58 @@ final class EtcdChannels implements AutoCloseable {
    *
    * @throws StatusRuntimeException UNAVAILABLE when the host does not resolve
    */
-  synchronized Channel get(String clusterKey, String clientUrl) {
+  Channel get(String clusterKey, String clientUrl) {
+    URI uri = parse(clientUrl);
+    synchronized (this) {
+      if (closed) {
+        throw new IllegalStateException("the etcd service is closed");
+      }
+    }
+    return get(clusterKey, clientUrl, uri, resolve(uri.getHost()));
+  }
+
+  /**
+   * The host's address now, looked up outside the lock every cluster shares and within the call
+   * deadline: a lookup that hangs (a DNS outage) costs its own call one deadline, and no other
+   * cluster's call anything.
+   */
+  private InetAddress resolve(String host) {
+    Future<InetAddress> lookup;
+    try {
+      lookup = lookups.submit(() -> resolver.resolve(host));
+    } catch (RejectedExecutionException e) {
+      throw new IllegalStateException("the etcd service is closed", e);
+    }
+    try {
+      return lookup.get(deadline.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (ExecutionException e) {
+      throw Status.UNAVAILABLE
+          .withDescription("Unable to resolve host " + host)
+          .withCause(e.getCause())
+          .asRuntimeException();
+    } catch (TimeoutException e) {
+      lookup.cancel(true);
+      throw Status.UNAVAILABLE
+          .withDescription(
+              "No answer resolving host " + host + " within " + deadline.toMillis() + " ms")
+          .asRuntimeException();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw Status.UNAVAILABLE
+          .withDescription("interrupted resolving " + host)
+          .asRuntimeException();
+    }
+  }
+
+  private synchronized Channel get(
+      String clusterKey, String clientUrl, URI uri, InetAddress address) {
     if (closed) {
       throw new IllegalStateException("the etcd service is closed");
-    }
-    URI uri = parse(clientUrl);
-    InetAddress address;
-    try {
-      address = resolver.resolve(uri.getHost());
-    } catch (UnknownHostException e) {
-      throw Status.UNAVAILABLE
-          .withDescription("Unable to resolve host " + uri.getHost())
-          .withCause(e)
-          .asRuntimeException();
     }
     Map<String, Entry> endpoints = byCluster.computeIfAbsent(clusterKey, k -> new HashMap<>());
     long now = System.nanoTime();
     closeIdle(endpoints, clientUrl, now);
+    sweepOtherClusters(clusterKey, now);
     Entry entry = endpoints.get(clientUrl);
     if (entry != null && !entry.address.equals(address)) {
       entry.channel.shutdownNow();
@@ -158,6 +216,26 @@ final class EtcdChannels implements AutoCloseable {
   public synchronized void close() {
     closed = true;
     List.copyOf(byCluster.keySet()).forEach(this::closeCluster);
+    lookups.shutdownNow();
+  }
+
+  /**
+   * Closes the idle channels of every other cluster, at most once per half idle timeout: a cluster
+   * deleted while the operator was away (or whose deletion event it missed) is never looked up
+   * again, and its channels must not stay open forever.
+   */
+  private void sweepOtherClusters(String current, long now) {
+    if (now - lastSweepNanos < idleTimeoutNanos / 2) {
+      return;
+    }
+    lastSweepNanos = now;
+    byCluster.forEach(
+        (key, endpoints) -> {
+          if (!key.equals(current)) {
+            closeIdle(endpoints, null, now);
+          }
+        });
+    byCluster.entrySet().removeIf(e -> !e.getKey().equals(current) && e.getValue().isEmpty());
   }
 
   private void closeIdle(Map<String, Entry> endpoints, String keep, long now) {

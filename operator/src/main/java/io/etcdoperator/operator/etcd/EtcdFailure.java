@@ -24,6 +24,11 @@ public enum EtcdFailure {
   /** An alarm (NOSPACE, CORRUPT) is raised: the cluster refuses writes until it is disarmed. */
   ALARM,
   /**
+   * A snapshot stream that ended before etcd's trailing sha256, sent another size than it
+   * announced, or whose data does not hash to that sha256: whatever was written is garbage.
+   */
+  BAD_SNAPSHOT,
+  /**
    * etcd answered and refused the request (for example "unhealthy cluster", "peer URLs already
    * exists", "too many learner members", "not enough started members"); the message says which.
    */

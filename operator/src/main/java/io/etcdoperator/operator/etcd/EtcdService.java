@@ -91,6 +91,41 @@ public interface EtcdService extends AutoCloseable {
   void moveLeader(
       String clusterKey, String leaderClientUrl, long expectedClusterId, long targetMemberId);
 
+  /**
+   * Streams a snapshot of the member at {@code clientUrl} to {@code out} with constant memory:
+   * every byte etcd sends, its trailing sha256 included (the format of {@code etcdctl snapshot
+   * save}), verified against that sha256 once the stream ends. A stream that breaks, stalls for
+   * {@code idleTimeout}, outlasts {@code maxDuration} or fails the check throws {@link
+   * EtcdException} (a bad stream is {@link EtcdFailure#BAD_SNAPSHOT}); what was written is then
+   * garbage. {@code out} is neither flushed nor closed.
+   */
+  SnapshotResult snapshot(
+      String clusterKey,
+      String clientUrl,
+      java.io.OutputStream out,
+      java.time.Duration idleTimeout,
+      java.time.Duration maxDuration)
+      throws java.io.IOException;
+
+  /**
+   * Watches every change of the cluster from {@code fromRevision} on, through the member at {@code
+   * clientUrl}: {@code onChanges} gets whole revisions in order (and the cluster's revision);
+   * {@code onEnd} why the watch ended (compacted past its start, the member went away). Close the
+   * result to stop.
+   */
+  AutoCloseable watchChanges(
+      String clusterKey,
+      String clientUrl,
+      long fromRevision,
+      java.util.function.BiConsumer<List<ChangeEvent>, Long> onChanges,
+      java.util.function.Consumer<String> onEnd);
+
+  /**
+   * Writes the changes of one revision as one transaction (puts without a lease); returns the
+   * revision etcd gave it.
+   */
+  long applyChanges(String clusterKey, String clientUrl, List<ChangeEvent> oneRevision);
+
   /** Closes every connection held for this cluster (call it when the cluster is deleted). */
   void closeCluster(String clusterKey);
 

@@ -310,6 +310,48 @@ public final class JetcdEtcdService implements EtcdService {
   }
 
   @Override
+  public SnapshotResult snapshot(
+      String clusterKey,
+      String clientUrl,
+      java.io.OutputStream out,
+      Duration idleTimeout,
+      Duration maxDuration)
+      throws IOException {
+    return SnapshotStream.copy(
+        channel(clusterKey, clientUrl), clientUrl, out, maxDuration, idleTimeout);
+  }
+
+  @Override
+  public AutoCloseable watchChanges(
+      String clusterKey,
+      String clientUrl,
+      long fromRevision,
+      java.util.function.BiConsumer<List<ChangeEvent>, Long> onChanges,
+      java.util.function.Consumer<String> onEnd) {
+    return ChangeWatch.start(channel(clusterKey, clientUrl), fromRevision, onChanges, onEnd);
+  }
+
+  @Override
+  public long applyChanges(String clusterKey, String clientUrl, List<ChangeEvent> oneRevision) {
+    Deadline deadline = newDeadline();
+    var txn = ChangeWatch.transaction(oneRevision);
+    return EtcdCalls.await(
+            calls.call(clusterKey, clientUrl, ChangeWatch.txnMethod(), txn, deadline),
+            clientUrl,
+            deadline)
+        .getHeader()
+        .getRevision();
+  }
+
+  private io.grpc.Channel channel(String clusterKey, String clientUrl) {
+    try {
+      return channels.get(clusterKey, clientUrl);
+    } catch (io.grpc.StatusRuntimeException e) {
+      throw GrpcErrors.classify(e, clientUrl);
+    }
+  }
+
+  @Override
   public void closeCluster(String clusterKey) {
     channels.closeCluster(clusterKey);
   }

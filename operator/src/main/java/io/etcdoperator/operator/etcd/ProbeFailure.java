@@ -14,6 +14,15 @@ public record ProbeFailure(EtcdFailure failure, String detail) {
     detail = detail == null ? "" : detail;
   }
 
+  /**
+   * The member's host answered and refused the connection (nothing listens: the member is down), as
+   * opposed to a silence (a timeout, a name that does not resolve) that says nothing of the member,
+   * only that the operator cannot reach it.
+   */
+  public boolean refused() {
+    return failure == EtcdFailure.UNREACHABLE && detail.contains("Connection refused");
+  }
+
   static ProbeFailure of(EtcdException e) {
     return new ProbeFailure(e.failure(), e.detail());
   }

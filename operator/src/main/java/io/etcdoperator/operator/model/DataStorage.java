@@ -79,17 +79,30 @@ final class DataStorage {
   }
 
   /**
-   * What happens to claims on scale-down and deletion: the spec's, Retain where it says nothing.
+   * The StatefulSet's own claim policy: always Retain on scale-down and deletion. The operator
+   * alone decides when a member's claim goes ({@link #claimPolicy}): with the StatefulSet's policy
+   * set to Delete, scaling it to 0 (hibernation, a rebuild) or deleting it would delete every
+   * member's data behind the operator's back.
    */
-  static StatefulSetPersistentVolumeClaimRetentionPolicy retentionPolicy(EtcdClusterSpec spec) {
+  static StatefulSetPersistentVolumeClaimRetentionPolicy retentionPolicy() {
+    return new StatefulSetPersistentVolumeClaimRetentionPolicyBuilder()
+        .withWhenDeleted(RETAIN)
+        .withWhenScaled(RETAIN)
+        .build();
+  }
+
+  /**
+   * What the spec's {@code persistentVolumeClaimRetentionPolicy} asks of the operator: whenScaled
+   * Delete deletes the claim of a member the operator removed from etcd on a scale-down (only
+   * that); whenDeleted Delete makes the EtcdCluster the owner of its claims, so that they go with
+   * it. Retain where it says nothing.
+   */
+  static Target.ClaimPolicy claimPolicy(EtcdClusterSpec spec) {
     StorageSpec storage = spec.getStorage();
     StatefulSetPersistentVolumeClaimRetentionPolicy given =
         storage == null ? null : storage.getPersistentVolumeClaimRetentionPolicy();
-    String whenDeleted = given == null ? null : given.getWhenDeleted();
-    String whenScaled = given == null ? null : given.getWhenScaled();
-    return new StatefulSetPersistentVolumeClaimRetentionPolicyBuilder()
-        .withWhenDeleted(whenDeleted == null ? RETAIN : whenDeleted)
-        .withWhenScaled(whenScaled == null ? RETAIN : whenScaled)
-        .build();
+    return new Target.ClaimPolicy(
+        given != null && "Delete".equals(given.getWhenScaled()),
+        given != null && "Delete".equals(given.getWhenDeleted()));
   }
 }

@@ -16,6 +16,11 @@ public record DesiredCluster(Target target, Optional<EtcdClusterModel> model) {
 
   /** Validates the resource once and composes both halves. */
   public static DesiredCluster of(EtcdCluster cluster) {
+    return of(cluster, Names.DEFAULT_OPERATOR_IMAGE);
+  }
+
+  /** As {@link #of(EtcdCluster)}, with the operator's own image (a restore's init container). */
+  public static DesiredCluster of(EtcdCluster cluster, String operatorImage) {
     var meta = cluster.getMetadata();
     long generation = meta.getGeneration() == null ? 0 : meta.getGeneration();
     String optIn =
@@ -24,14 +29,16 @@ public record DesiredCluster(Target target, Optional<EtcdClusterModel> model) {
             : meta.getAnnotations().get(Names.REBUILD_OPT_IN_ANNOTATION);
     Target.Rebuild rebuild = Target.Rebuild.of(meta.getUid(), optIn);
     try {
-      EtcdClusterModel model = EtcdClusterModel.of(cluster);
+      EtcdClusterModel model = EtcdClusterModel.of(cluster, operatorImage);
       Target.Desired desired =
           new Target.Desired(
               model.replicas(),
               model.podTemplateHash(),
               model.usesPersistentStorage(),
               model.clusterToken(),
-              model.etcdImage());
+              model.etcdImage(),
+              model.claimPolicy(),
+              model.restoreSource().map(RestorePods::sourceUri));
       return new DesiredCluster(
           Target.valid(meta.getNamespace(), meta.getName(), generation, desired)
               .withRebuild(rebuild),

@@ -56,7 +56,7 @@ public final class EtcdClusterModel {
   private final PodTemplateSpec podTemplate;
   private final String podTemplateHash;
 
-  private EtcdClusterModel(EtcdCluster resource) {
+  private EtcdClusterModel(EtcdCluster resource, String operatorImage) {
     this.name = resource.getMetadata().getName();
     this.namespace = resource.getMetadata().getNamespace();
     this.uid = resource.getMetadata().getUid();
@@ -64,18 +64,27 @@ public final class EtcdClusterModel {
     this.spec = given == null ? new EtcdClusterSpec() : given;
     this.replicas =
         spec.getReplicas() == null ? EtcdClusterSpec.DEFAULT_REPLICAS : spec.getReplicas();
-    this.podTemplate = MemberPod.template(name, spec);
+    this.podTemplate = MemberPod.template(name, spec, operatorImage);
     this.podTemplateHash =
         podTemplate.getMetadata().getAnnotations().get(Names.POD_TEMPLATE_HASH_ANNOTATION);
   }
 
   /** Validates once; throws InvalidSpecException listing every problem (field path + reason). */
   public static EtcdClusterModel of(EtcdCluster resource) throws InvalidSpecException {
+    return of(resource, Names.DEFAULT_OPERATOR_IMAGE);
+  }
+
+  /**
+   * As {@link #of(EtcdCluster)}, with the operator's own image (what a restore's init container
+   * runs).
+   */
+  public static EtcdClusterModel of(EtcdCluster resource, String operatorImage)
+      throws InvalidSpecException {
     List<SpecProblem> problems = SpecValidator.validate(resource);
     if (!problems.isEmpty()) {
       throw new InvalidSpecException(problems);
     }
-    return new EtcdClusterModel(resource);
+    return new EtcdClusterModel(resource, operatorImage);
   }
 
   public String name() {
@@ -106,6 +115,13 @@ public final class EtcdClusterModel {
     return Overlay.copy(podTemplate, PodTemplateSpec.class);
   }
 
+  /** {@code spec.bootstrap.restore.source}, when the cluster starts from a snapshot. */
+  public Optional<io.etcdoperator.api.v1alpha1.BackupDestination> restoreSource() {
+    return spec.getBootstrap() == null || spec.getBootstrap().getRestore() == null
+        ? Optional.empty()
+        : Optional.ofNullable(spec.getBootstrap().getRestore().getSource());
+  }
+
   /** The image of the etcd container, as the pod template has it. */
   public String etcdImage() {
     return podTemplate.getSpec().getContainers().stream()
@@ -113,6 +129,11 @@ public final class EtcdClusterModel {
         .map(Container::getImage)
         .findFirst()
         .orElseThrow();
+  }
+
+  /** What the spec's retention policy asks of the operator for members' claims. */
+  public Target.ClaimPolicy claimPolicy() {
+    return DataStorage.claimPolicy(spec);
   }
 
   public boolean usesPersistentStorage() {
@@ -136,7 +157,7 @@ public final class EtcdClusterModel {
         .endSelector()
         .withTemplate(podTemplate())
         .withVolumeClaimTemplates(DataStorage.claimTemplates(name, spec))
-        .withPersistentVolumeClaimRetentionPolicy(DataStorage.retentionPolicy(spec))
+        .withPersistentVolumeClaimRetentionPolicy(DataStorage.retentionPolicy())
         .endSpec()
         .build();
   }
@@ -252,9 +273,10 @@ public final class EtcdClusterModel {
    * The merge patch that marks a claim with the member whose data it holds and that member's
    * cluster ({@value Names#MEMBER_ID_ANNOTATION}, {@value Names#CLUSTER_ID_ANNOTATION}, hex): a
    * claim a former member leaves behind is known for what it is, and the cluster's history survives
-   * the loss of its ConfigMap.
+   * the loss of its ConfigMap. With whenDeleted Delete the EtcdCluster owns the claim (it goes with
+   * the cluster), else nothing does.
    */
-  public static Map<String, Object> claimMark(long memberId, long clusterId) {
+  public Map<String, Object> claimMark(long memberId, long clusterId) {
     return Map.of(
         "metadata",
         Map.of(
@@ -263,7 +285,24 @@ public final class EtcdClusterModel {
                 Names.MEMBER_ID_ANNOTATION,
                 Long.toHexString(memberId),
                 Names.CLUSTER_ID_ANNOTATION,
-                Long.toHexString(clusterId))));
+                Long.toHexString(clusterId)),
+            "ownerReferences",
+            claimPolicy().withCluster()
+                ? List.of(
+                    Map.of(
+                        "apiVersion",
+                        EtcdCluster.API_VERSION,
+                        "kind",
+                        EtcdCluster.KIND,
+                        "name",
+                        name,
+                        "uid",
+                        uid,
+                        "controller",
+                        false,
+                        "blockOwnerDeletion",
+                        true))
+                : List.of()));
   }
 
   /**

@@ -24,6 +24,9 @@ final class EtcdFlags {
   private static final String MEMBERSHIP = "cluster membership";
   private static final String URLS = "member URLs and ports";
   private static final String TLS = "TLS comes with spec.security, not supported yet";
+  private static final String CONFIG = "etcd ignores every other flag and variable when it is set";
+  private static final String LOGS =
+      "the operator reads a member's last words on stderr, through its termination message";
 
   /** Owned flag -> why the operator owns it. */
   private static final Map<String, String> OWNED = new LinkedHashMap<>();
@@ -77,7 +80,54 @@ final class EtcdFlags {
     }
   }
 
+  static {
+    OWNED.put("config-file", CONFIG);
+    OWNED.put("log-outputs", LOGS);
+  }
+
+  /**
+   * Flags the user could set but the operator does not run members with, with why: they void
+   * durability, make a process something other than a member, or loosen membership safety.
+   */
+  private static final Map<String, String> UNSAFE = new LinkedHashMap<>();
+
+  static {
+    UNSAFE.put("unsafe-no-fsync", "acknowledges writes before they are on disk (data loss)");
+    UNSAFE.put("socket-reuse-port", "lets a second process bind the member's ports");
+    for (String f :
+        List.of(
+            "proxy",
+            "proxy-failure-wait",
+            "proxy-refresh-interval",
+            "proxy-dial-timeout",
+            "proxy-write-timeout",
+            "proxy-read-timeout")) {
+      UNSAFE.put(f, "runs etcd as a v2 proxy instead of a member");
+    }
+  }
+
   private EtcdFlags() {}
+
+  /**
+   * Why the operator will not run a member with {@code --flag=value}, or empty when it may: the
+   * flags of {@link #UNSAFE}, {@code strict-reconfig-check=false} (etcd would then accept a
+   * membership change that leaves it without quorum), and {@code enable-v2=true} (the v2 API keeps
+   * data and users of its own, outside v3 snapshots, backups and auth).
+   */
+  static Optional<String> unsafeBecause(String flag, String value) {
+    if (UNSAFE.containsKey(flag)) {
+      return Optional.of(UNSAFE.get(flag));
+    }
+    String v = value == null ? "" : value.trim().toLowerCase(Locale.ROOT);
+    if (flag.equals("strict-reconfig-check") && v.equals("false")) {
+      return Optional.of("lets etcd accept a membership change that leaves it without quorum");
+    }
+    if (flag.equals("enable-v2") && v.equals("true")) {
+      return Optional.of(
+          "serves the v2 API, whose data and users live outside v3 snapshots, backups and auth");
+    }
+    return Optional.empty();
+  }
 
   /** Why the operator owns {@code flag}, or empty when the user may set it. */
   static Optional<String> ownedBecause(String flag) {
@@ -112,9 +162,11 @@ final class EtcdFlags {
     List<String> args = new ArrayList<>();
     args.add("--name=$(" + Names.ENV_POD_NAME + ")");
     args.add("--data-dir=" + Names.DATA_DIR);
-    args.add("--listen-peer-urls=http://0.0.0.0:" + Names.PEER_PORT);
-    args.add("--listen-client-urls=http://0.0.0.0:" + Names.CLIENT_PORT);
-    args.add("--listen-metrics-urls=http://0.0.0.0:" + Names.METRICS_PORT);
+    // [::] is every address of the pod, IPv6 and IPv4 alike (a dual-stack socket): members work
+    // on IPv4, IPv6-only and dual-stack clusters; 0.0.0.0 would bind IPv4 only.
+    args.add("--listen-peer-urls=http://[::]:" + Names.PEER_PORT);
+    args.add("--listen-client-urls=http://[::]:" + Names.CLIENT_PORT);
+    args.add("--listen-metrics-urls=http://[::]:" + Names.METRICS_PORT);
     args.add("--initial-advertise-peer-urls=http://" + host + ":" + Names.PEER_PORT);
     args.add("--advertise-client-urls=http://" + host + ":" + Names.CLIENT_PORT);
     // A member whose data diverged from its peers' (a wiped majority that took writes before the

@@ -28,6 +28,13 @@ import java.util.Map;
  * (nodeSelector, affinity, tolerations, securityContext, serviceAccountName, ...) is taken. Labels
  * and annotations are added to ours. Validation has already refused what would collide.
  *
+ * <p>Security. Members pass the "restricted" Pod Security level by default: they run as a fixed
+ * non-root uid and gid ({@value #MEMBER_UID}) with that group owning the data volume (fsGroup),
+ * under the runtime's seccomp profile, with no privilege escalation, no capability, a read-only
+ * root filesystem (etcd writes only to its data directory) and no service-account token. A {@code
+ * securityContext} in {@code spec.podTemplate} is laid over ours field by field (pod and etcd
+ * container alike), so a user can change one of them without losing the others.
+ *
  * <p>Probes. etcd serves its client port only once it has joined a cluster with quorum, and its
  * {@code /health} fails without a leader (tried with Debian's etcd 3.4.23), so liveness and startup
  * ask {@code /version} on the peer port, which answers from the moment the member has loaded its
@@ -39,20 +46,48 @@ final class MemberPod {
       Map.of(
           "containers", MemberPod::mergeContainers,
           "initContainers", Overlay::append,
-          "volumes", Overlay::append);
+          "volumes", Overlay::append,
+          "securityContext", MemberPod::fieldwise);
   private static final Map<String, Overlay.Rule> ETCD_CONTAINER_RULES =
       Map.of(
           "env", Overlay::mergeByName,
           "volumeMounts", Overlay::mergeByName,
           "ports", Overlay::mergeByNameFieldwise,
-          "envFrom", Overlay::prepend);
+          "envFrom", Overlay::prepend,
+          "securityContext", MemberPod::fieldwise);
+
+  /**
+   * The uid and gid members run as by default, and the group their data volume belongs to (the
+   * "nonroot" user of distroless images, which the etcd images are built on).
+   */
+  static final long MEMBER_UID = 65532;
 
   private MemberPod() {}
 
   /** The pod template, with its hash in {@value Names#POD_TEMPLATE_HASH_ANNOTATION}. */
   static PodTemplateSpec template(String cluster, EtcdClusterSpec spec) {
+    return template(cluster, spec, Names.DEFAULT_OPERATOR_IMAGE);
+  }
+
+  /**
+   * @param operatorImage what the restore init container runs, when the spec restores
+   */
+  static PodTemplateSpec template(String cluster, EtcdClusterSpec spec, String operatorImage) {
     PodTemplate user = spec.getPodTemplate();
     PodSpec podSpec = basePodSpec(cluster, spec);
+    if (spec.getBootstrap() != null && spec.getBootstrap().getRestore() != null) {
+      // the snapshot is restored before etcd starts; the agent does nothing once there is data
+      var source = spec.getBootstrap().getRestore().getSource();
+      var pointInTime = spec.getBootstrap().getRestore().getPointInTime();
+      podSpec.setInitContainers(
+          new ArrayList<>(
+              List.of(
+                  RestorePods.restoreInitContainer(cluster, source, pointInTime, operatorImage))));
+      List<io.fabric8.kubernetes.api.model.Volume> volumes =
+          new ArrayList<>(podSpec.getVolumes() == null ? List.of() : podSpec.getVolumes());
+      RestorePods.restoreSourceVolume(source).ifPresent(volumes::add);
+      podSpec.setVolumes(volumes);
+    }
     if (user != null && user.getSpec() != null) {
       podSpec =
           Overlay.fromMap(
@@ -86,6 +121,20 @@ final class MemberPod {
             // Service links would put <SERVICE>_PORT variables in etcd's environment; a cluster
             // named "etcd" would hand etcd ETCD_* variables it takes for flags.
             .withEnableServiceLinks(false)
+            // Members need no Kubernetes API access.
+            .withAutomountServiceAccountToken(false)
+            // The "restricted" Pod Security level: a fixed non-root user, the data volume's group,
+            // the runtime's seccomp profile. Each field can be set otherwise in spec.podTemplate.
+            .withNewSecurityContext()
+            .withRunAsNonRoot(true)
+            .withRunAsUser(MEMBER_UID)
+            .withRunAsGroup(MEMBER_UID)
+            .withFsGroup(MEMBER_UID)
+            .withFsGroupChangePolicy("OnRootMismatch")
+            .withNewSeccompProfile()
+            .withType("RuntimeDefault")
+            .endSeccompProfile()
+            .endSecurityContext()
             .withContainers(etcdContainer(cluster, spec.getOptions()));
     DataStorage.podVolume(spec).ifPresent(pod::addToVolumes);
     return pod.build();
@@ -134,6 +183,13 @@ final class MemberPod {
         .withName(Names.DATA_VOLUME)
         .withMountPath(Names.DATA_MOUNT_PATH)
         .endVolumeMount()
+        .withNewSecurityContext()
+        .withAllowPrivilegeEscalation(false)
+        .withReadOnlyRootFilesystem(true)
+        .withNewCapabilities()
+        .withDrop("ALL")
+        .endCapabilities()
+        .endSecurityContext()
         // A member that lost its data dies with a raft panic; the tail of its log in the pod's
         // status is how the operator learns it (see Facts#lostData).
         .withTerminationMessagePolicy("FallbackToLogsOnError")
@@ -154,6 +210,12 @@ final class MemberPod {
         .withTimeoutSeconds(5)
         .withFailureThreshold(failureThreshold)
         .build();
+  }
+
+  /** The user's fields over ours, one by one (a security context the user sets in part). */
+  @SuppressWarnings("unchecked")
+  private static Object fieldwise(Object ours, Object users) {
+    return Overlay.overlay((Map<String, Object>) ours, (Map<String, Object>) users, Map.of());
   }
 
   @SuppressWarnings("unchecked")

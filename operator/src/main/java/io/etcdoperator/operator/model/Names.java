@@ -91,6 +91,34 @@ public final class Names {
   /** On every object the operator writes: the hash of the desired object last written. */
   public static final String DESIRED_HASH_ANNOTATION = ANNOTATION_PREFIX + "desired-hash";
 
+  /** The operator's image of this build, as deploy/ names it (OPERATOR_IMAGE overrides it). */
+  public static final String DEFAULT_OPERATOR_IMAGE = "localhost/etcd-operator:0.1.0-SNAPSHOT";
+
+  /** The init container of a member pod that restores its data from a snapshot. */
+  public static final String RESTORE_CONTAINER = "restore";
+
+  /**
+   * On the cluster-state ConfigMap: what the cluster was restored from, {@code
+   * <uri>@<revision>@<sha256>@<time>}, recorded once it formed.
+   */
+  public static final String RESTORED_FROM_ANNOTATION = ANNOTATION_PREFIX + "restored-from";
+
+  /** On a backup's agent pods: the EtcdBackup they work for. */
+  public static final String BACKUP_LABEL = ANNOTATION_PREFIX + "etcdbackup-name";
+
+  /** On the EtcdBackups a schedule creates: the schedule. */
+  public static final String SCHEDULE_LABEL = ANNOTATION_PREFIX + "etcdbackupschedule-name";
+
+  /** On the EtcdBackups a schedule creates: the firing time it was created for (RFC 3339). */
+  public static final String SCHEDULED_AT_ANNOTATION = ANNOTATION_PREFIX + "scheduled-at";
+
+  /**
+   * On an EtcdBackup, {@code "true"}: delete its snapshot and manifest when the object is deleted.
+   * Set on what a schedule creates (retention deletes data with the object); add it to a backup of
+   * your own for the same.
+   */
+  public static final String DELETE_DATA_ANNOTATION = ANNOTATION_PREFIX + "delete-data";
+
   private static final Pattern POD_NAME = Pattern.compile("(.+)-(\\d+)");
 
   private Names() {}
@@ -114,6 +142,31 @@ public final class Names {
   /** The pod that rebuilds a cluster from a survivor's data with {@code --force-new-cluster}. */
   public static String rebuildPod(String cluster) {
     return cluster + "-rebuild";
+  }
+
+  /** The pod that takes the snapshot of an EtcdBackup. */
+  public static String backupPod(String backup) {
+    return shorten(backup, "-backup");
+  }
+
+  /** The pod of a schedule's continuous backup. */
+  public static String archiverPod(String schedule) {
+    return shorten(schedule, "-archiver");
+  }
+
+  /** The pod that deletes an EtcdBackup's data. */
+  public static String backupDeletePod(String backup) {
+    return shorten(backup, "-delete");
+  }
+
+  /** {@code name + suffix}, within the 63 characters of a label value and a pod's hostname. */
+  static String shorten(String name, String suffix) {
+    String full = name + suffix;
+    if (full.length() <= 63) {
+      return full;
+    }
+    String hash = Integer.toHexString(name.hashCode() & 0x7fffffff);
+    return name.substring(0, 63 - suffix.length() - hash.length() - 1) + "-" + hash + suffix;
   }
 
   public static String podDisruptionBudget(String cluster) {

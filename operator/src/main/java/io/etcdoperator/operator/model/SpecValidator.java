@@ -6,19 +6,12 @@ import io.etcdoperator.api.v1alpha1.EmbeddedService;
 import io.etcdoperator.api.v1alpha1.EtcdCluster;
 import io.etcdoperator.api.v1alpha1.EtcdClusterSpec;
 import io.etcdoperator.api.v1alpha1.StorageSpec;
-import io.fabric8.kubernetes.api.model.Container;
-import io.fabric8.kubernetes.api.model.ContainerPort;
-import io.fabric8.kubernetes.api.model.EnvVar;
-import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ServiceSpec;
-import io.fabric8.kubernetes.api.model.VolumeMount;
 import java.math.BigDecimal;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.regex.Pattern;
 
@@ -30,11 +23,6 @@ import java.util.regex.Pattern;
 final class SpecValidator {
   private static final Pattern DNS_1035_LABEL = Pattern.compile("[a-z]([-a-z0-9]*[a-z0-9])?");
   private static final Pattern FLAG_NAME = Pattern.compile("[a-z0-9][a-z0-9.-]*");
-  private static final Map<Integer, String> ETCD_PORTS =
-      Map.of(
-          Names.CLIENT_PORT, Names.CLIENT_PORT_NAME,
-          Names.PEER_PORT, Names.PEER_PORT_NAME,
-          Names.METRICS_PORT, Names.METRICS_PORT_NAME);
 
   private final List<SpecProblem> problems = new ArrayList<>();
   private String cluster;
@@ -89,10 +77,20 @@ final class SpecValidator {
               + " volumeClaimTemplate can hibernate");
     }
     options(spec.getOptions());
+    if (spec.getBootstrap() != null && spec.getBootstrap().getRestore() != null) {
+      for (String p :
+          BackupSpecs.destination(
+              spec.getBootstrap().getRestore().getSource(),
+              "spec.bootstrap.restore.source",
+              true)) {
+        int colon = p.indexOf(": ");
+        problem(p.substring(0, colon), p.substring(colon + 2));
+      }
+    }
     if (spec.getPodTemplate() != null) {
       templateMetadata("spec.podTemplate.metadata", spec.getPodTemplate().getMetadata());
       if (spec.getPodTemplate().getSpec() != null) {
-        podSpec(spec.getPodTemplate().getSpec());
+        PodTemplateValidator.validate(spec.getPodTemplate().getSpec(), this::problem);
       }
     }
     service("spec.serviceTemplate", spec.getServiceTemplate(), false);
@@ -135,6 +133,16 @@ final class SpecValidator {
                 problem(field, "not an etcd flag name (lowercase letters, digits, '-' and '.')");
               } else if (EtcdFlags.ownedBecause(key).isPresent()) {
                 problem(field, ownedFlag(key));
+              } else if (EtcdFlags.unsafeBecause(key, value).isPresent()) {
+                problem(
+                    field,
+                    "--"
+                        + key
+                        + "="
+                        + value
+                        + " "
+                        + EtcdFlags.unsafeBecause(key, value).orElseThrow()
+                        + "; the operator does not run members with it: remove it");
               } else if (value == null) {
                 problem(field, "a value is required (write \"true\" for a boolean flag)");
               }
@@ -158,6 +166,8 @@ final class SpecValidator {
       new TreeMap<>(meta.getLabels())
           .forEach(
               (k, v) -> {
+                Labels.keyProblem(k).ifPresent(why -> problem(path + ".labels." + k, why));
+                Labels.valueProblem(v).ifPresent(why -> problem(path + ".labels." + k, why));
                 if (ours.containsKey(k) && !ours.get(k).equals(v)) {
                   problem(
                       path + ".labels." + k,
@@ -179,114 +189,6 @@ final class SpecValidator {
     }
   }
 
-  private void podSpec(PodSpec pod) {
-    String path = "spec.podTemplate.spec";
-    Set<String> names = new HashSet<>();
-    containers(path + ".initContainers", pod.getInitContainers(), names);
-    containers(path + ".containers", pod.getContainers(), names);
-    for (int i = 0; i < pod.getVolumes().size(); i++) {
-      if (Names.DATA_VOLUME.equals(pod.getVolumes().get(i).getName())) {
-        problem(
-            path + ".volumes[" + i + "].name",
-            "'" + Names.DATA_VOLUME + "' is the operator's data volume; choose another name");
-      }
-    }
-  }
-
-  private void containers(String path, List<Container> containers, Set<String> names) {
-    boolean init = path.endsWith("initContainers");
-    for (int i = 0; i < containers.size(); i++) {
-      Container c = containers.get(i);
-      String at = path + "[" + i + "]";
-      if (c.getName() == null || c.getName().isEmpty()) {
-        problem(at + ".name", "required");
-        continue;
-      }
-      if (!names.add(c.getName())) {
-        problem(at + ".name", "duplicate container name '" + c.getName() + "'");
-      }
-      if (init && Names.ETCD_CONTAINER.equals(c.getName())) {
-        problem(
-            at + ".name",
-            "'" + Names.ETCD_CONTAINER + "' is the etcd container's name; choose another");
-      }
-      boolean etcd = !init && Names.ETCD_CONTAINER.equals(c.getName());
-      if (etcd) {
-        etcdContainer(at, c);
-      }
-      if (!init) {
-        ports(at, c.getPorts(), etcd);
-      }
-    }
-  }
-
-  private void etcdContainer(String path, Container c) {
-    for (int i = 0; i < c.getEnv().size(); i++) {
-      EnvVar env = c.getEnv().get(i);
-      String field = path + ".env[" + i + "].name";
-      if (Names.ENV_POD_NAME.equals(env.getName())
-          || Names.ENV_POD_NAMESPACE.equals(env.getName())) {
-        problem(field, env.getName() + " is set by the operator (member identity); remove it");
-      } else {
-        EtcdFlags.ownedFlagOfEnv(env.getName())
-            .ifPresent(
-                flag ->
-                    problem(
-                        field,
-                        env.getName()
-                            + " sets --"
-                            + flag
-                            + ", which is set by the operator ("
-                            + EtcdFlags.ownedBecause(flag).orElseThrow()
-                            + "); remove it"));
-      }
-    }
-    for (int i = 0; i < c.getVolumeMounts().size(); i++) {
-      VolumeMount m = c.getVolumeMounts().get(i);
-      if (Names.DATA_VOLUME.equals(m.getName())) {
-        problem(
-            path + ".volumeMounts[" + i + "].name",
-            "'"
-                + Names.DATA_VOLUME
-                + "' is mounted by the operator at "
-                + Names.DATA_MOUNT_PATH
-                + "; remove it");
-      } else if (Names.DATA_MOUNT_PATH.equals(m.getMountPath())) {
-        problem(
-            path + ".volumeMounts[" + i + "].mountPath",
-            Names.DATA_MOUNT_PATH + " is the operator's data mount; choose another path");
-      }
-    }
-  }
-
-  private void ports(String path, List<ContainerPort> ports, boolean etcd) {
-    for (int i = 0; i < ports.size(); i++) {
-      ContainerPort p = ports.get(i);
-      String field = path + ".ports[" + i + "].containerPort";
-      String ours = ETCD_PORTS.get(p.getContainerPort());
-      if (ours != null && !(etcd && ours.equals(p.getName()))) {
-        problem(field, p.getContainerPort() + " is etcd's " + ours + " port; use another port");
-      } else if (etcd && ETCD_PORTS.containsValue(p.getName()) && ours == null) {
-        problem(
-            field,
-            "port '"
-                + p.getName()
-                + "' is "
-                + portOf(p.getName())
-                + ", where etcd listens; got "
-                + p.getContainerPort());
-      }
-    }
-  }
-
-  private static int portOf(String name) {
-    return ETCD_PORTS.entrySet().stream()
-        .filter(e -> e.getValue().equals(name))
-        .findFirst()
-        .orElseThrow()
-        .getKey();
-  }
-
   private void service(String path, EmbeddedService template, boolean headless) {
     if (template == null) {
       return;
@@ -299,6 +201,12 @@ final class SpecValidator {
     if (!spec.getSelector().isEmpty()) {
       problem(
           path + ".spec.selector", "set by the operator (the cluster's member pods); remove it");
+    }
+    if (!spec.getExternalIPs().isEmpty()) {
+      problem(
+          path + ".spec.externalIPs",
+          "not allowed: a Service's externalIPs can capture traffic for any address in the cluster"
+              + " (CVE-2020-8554); expose etcd through a LoadBalancer or an Ingress instead");
     }
     if (!headless) {
       return;

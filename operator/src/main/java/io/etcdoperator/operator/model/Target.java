@@ -13,6 +13,8 @@ import java.util.Optional;
  * @param desired the resolved spec, absent when the spec is invalid
  * @param problems why the spec is invalid ({@code field: reason}); empty when valid
  * @param rebuild what the user said about rebuilding from a survivor
+ * @param newestBackup the newest complete EtcdBackup of this cluster, described for a human (name,
+ *     revision, time, where): the way out when the data is gone
  */
 public record Target(
     String namespace,
@@ -20,9 +22,20 @@ public record Target(
     long generation,
     Optional<Desired> desired,
     List<String> problems,
-    Rebuild rebuild) {
+    Rebuild rebuild,
+    Optional<String> newestBackup) {
   public Target {
     problems = List.copyOf(problems);
+  }
+
+  public Target(
+      String namespace,
+      String name,
+      long generation,
+      Optional<Desired> desired,
+      List<String> problems,
+      Rebuild rebuild) {
+    this(namespace, name, generation, desired, problems, rebuild, Optional.empty());
   }
 
   public static Target valid(String namespace, String name, long generation, Desired desired) {
@@ -35,7 +48,11 @@ public record Target(
   }
 
   public Target withRebuild(Rebuild value) {
-    return new Target(namespace, name, generation, desired, problems, value);
+    return new Target(namespace, name, generation, desired, problems, value, newestBackup);
+  }
+
+  public Target withNewestBackup(Optional<String> value) {
+    return new Target(namespace, name, generation, desired, problems, rebuild, value);
   }
 
   /**
@@ -46,17 +63,76 @@ public record Target(
    * @param persistentStorage data in claims (else emptyDir, lost with the pod)
    * @param clusterToken the initial-cluster token of this incarnation of the cluster
    * @param image the etcd container's image
+   * @param claims what the spec's retention policy asks of the operator for members' claims
+   * @param restoreFrom the snapshot every member starts from ({@code spec.bootstrap.restore}), as a
+   *     URI; empty: the cluster starts empty
    */
   public record Desired(
       int replicas,
       String podTemplateHash,
       boolean persistentStorage,
       String clusterToken,
-      String image) {
+      String image,
+      ClaimPolicy claims,
+      Optional<String> restoreFrom) {
+    public Desired(
+        int replicas,
+        String podTemplateHash,
+        boolean persistentStorage,
+        String clusterToken,
+        String image) {
+      this(replicas, podTemplateHash, persistentStorage, clusterToken, image, ClaimPolicy.RETAIN);
+    }
+
+    public Desired(
+        int replicas,
+        String podTemplateHash,
+        boolean persistentStorage,
+        String clusterToken,
+        String image,
+        ClaimPolicy claims) {
+      this(
+          replicas,
+          podTemplateHash,
+          persistentStorage,
+          clusterToken,
+          image,
+          claims,
+          Optional.empty());
+    }
+
+    public Desired(
+        int replicas,
+        String podTemplateHash,
+        boolean persistentStorage,
+        String clusterToken,
+        String image,
+        Optional<String> restoreFrom) {
+      this(
+          replicas,
+          podTemplateHash,
+          persistentStorage,
+          clusterToken,
+          image,
+          ClaimPolicy.RETAIN,
+          restoreFrom);
+    }
+
     /** The etcd version the image's tag names; empty for a tag that is no version. */
     public java.util.Optional<EtcdVersion> etcdVersion() {
       return EtcdVersion.ofImage(image);
     }
+  }
+
+  /**
+   * What to do with members' claims, from {@code
+   * spec.storage.persistentVolumeClaimRetentionPolicy}.
+   *
+   * @param onScaleDown delete the claim of a member removed from etcd on a scale-down
+   * @param withCluster the claims go with the EtcdCluster (it owns them)
+   */
+  public record ClaimPolicy(boolean onScaleDown, boolean withCluster) {
+    public static final ClaimPolicy RETAIN = new ClaimPolicy(false, false);
   }
 
   /**

@@ -105,7 +105,8 @@ public final class ClusterObserver {
         probes,
         probed.memberList(),
         rebuild,
-        clusterVersion);
+        clusterVersion,
+        RestoreProgress.of(cluster, objects.pods()));
   }
 
   /**
@@ -249,7 +250,8 @@ public final class ClusterObserver {
     if (!s.reachable()) {
       // The status says only "not answering"; the log keeps what gRPC said.
       LOG.debug("probe of {} failed: {}", s.endpoint(), s.failure().orElseThrow());
-      return MemberProbe.unreachable(ordinal, s.endpoint(), describe(s.failure().orElseThrow()));
+      ProbeFailure f = s.failure().orElseThrow();
+      return MemberProbe.unreachable(ordinal, s.endpoint(), describe(f), f.refused());
     }
     return new MemberProbe(
         ordinal,

@@ -23,6 +23,7 @@ import java.util.TreeMap;
  * @param rebuild the rebuild pod, if one exists
  * @param clusterVersion the cluster version a member reported ({@code /version}'s {@code
  *     etcdcluster}, e.g. 3.5.0), when one answered
+ * @param restore what the members' restore init containers say
  */
 public record ClusterView(
     Instant now,
@@ -33,7 +34,31 @@ public record ClusterView(
     SortedMap<Integer, MemberProbe> probes,
     Optional<MemberList> memberList,
     Optional<RebuildView> rebuild,
-    Optional<String> clusterVersion) {
+    Optional<String> clusterVersion,
+    RestoreProgress restore) {
+
+  public ClusterView(
+      Instant now,
+      Optional<StatefulSetView> statefulSet,
+      SortedMap<Integer, PodView> pods,
+      SortedMap<Integer, ClaimView> claims,
+      Optional<ClusterState> clusterState,
+      SortedMap<Integer, MemberProbe> probes,
+      Optional<MemberList> memberList,
+      Optional<RebuildView> rebuild,
+      Optional<String> clusterVersion) {
+    this(
+        now,
+        statefulSet,
+        pods,
+        claims,
+        clusterState,
+        probes,
+        memberList,
+        rebuild,
+        clusterVersion,
+        RestoreProgress.NONE);
+  }
 
   public ClusterView(
       Instant now,
@@ -78,7 +103,23 @@ public record ClusterView(
         probes,
         memberList,
         rebuild,
-        Optional.ofNullable(version));
+        Optional.ofNullable(version),
+        restore);
+  }
+
+  /** The same view, with what the members' restore init containers say. */
+  public ClusterView withRestore(RestoreProgress value) {
+    return new ClusterView(
+        now,
+        statefulSet,
+        pods,
+        claims,
+        clusterState,
+        probes,
+        memberList,
+        rebuild,
+        clusterVersion,
+        value);
   }
 
   public ClusterView {

@@ -90,7 +90,9 @@ public final class KubernetesViews {
             ordinal,
             claim.getMetadata().getDeletionTimestamp() != null,
             hexId(annotations, Names.MEMBER_ID_ANNOTATION),
-            hexId(annotations, Names.CLUSTER_ID_ANNOTATION)));
+            hexId(annotations, Names.CLUSTER_ID_ANNOTATION),
+            claim.getMetadata().getOwnerReferences().stream()
+                .anyMatch(r -> "EtcdCluster".equals(r.getKind()) && cluster.equals(r.getName()))));
   }
 
   /** An ID the operator wrote in hex into an annotation; 0 when absent or not hex. */

@@ -21,6 +21,8 @@ import java.util.List;
  * @param revision the key-value store revision it answered at
  * @param metricsIndex when its client port did not answer: the commit index its metrics endpoint
  *     reported (0: unknown). A member restarted without quorum answers only there.
+ * @param refused when it did not answer: its host refused the connection (nothing listens, the
+ *     member is down), rather than staying silent (which says only that it cannot be reached)
  */
 public record MemberProbe(
     int ordinal,
@@ -37,10 +39,46 @@ public record MemberProbe(
     long dbSize,
     List<String> alarms,
     long revision,
-    long metricsIndex) {
+    long metricsIndex,
+    boolean refused) {
 
   public MemberProbe {
     alarms = List.copyOf(alarms);
+  }
+
+  public MemberProbe(
+      int ordinal,
+      String endpoint,
+      boolean reachable,
+      String error,
+      long clusterId,
+      long memberId,
+      long leaderId,
+      long raftTerm,
+      long raftIndex,
+      boolean learner,
+      String version,
+      long dbSize,
+      List<String> alarms,
+      long revision,
+      long metricsIndex) {
+    this(
+        ordinal,
+        endpoint,
+        reachable,
+        error,
+        clusterId,
+        memberId,
+        leaderId,
+        raftTerm,
+        raftIndex,
+        learner,
+        version,
+        dbSize,
+        alarms,
+        revision,
+        metricsIndex,
+        false);
   }
 
   public MemberProbe(
@@ -66,7 +104,7 @@ public record MemberProbe(
   public MemberProbe withMetricsIndex(long index) {
     return new MemberProbe(
         ordinal, endpoint, reachable, error, clusterId, memberId, leaderId, raftTerm, raftIndex,
-        learner, version, dbSize, alarms, revision, index);
+        learner, version, dbSize, alarms, revision, index, refused);
   }
 
   /** How far this member's log goes, by whatever it told: its status, else its metrics. */
@@ -76,8 +114,22 @@ public record MemberProbe(
 
   /** A member that did not answer. */
   public static MemberProbe unreachable(int ordinal, String endpoint, String error) {
+    return unreachable(ordinal, endpoint, error, false);
+  }
+
+  /** A member that did not answer; {@code refused}: its host refused the connection. */
+  public static MemberProbe unreachable(
+      int ordinal, String endpoint, String error, boolean refused) {
     return new MemberProbe(
-        ordinal, endpoint, false, error, 0, 0, 0, 0, 0, false, null, 0, List.of());
+        ordinal, endpoint, false, error, 0, 0, 0, 0, 0, false, null, 0, List.of(), 0, 0, refused);
+  }
+
+  /**
+   * It did not answer, its host did not refuse, and its metrics told nothing: the operator cannot
+   * see it at all. (A member whose metrics answered is reachable; its client port is what fails.)
+   */
+  public boolean silent() {
+    return !reachable && !refused && metricsIndex == 0;
   }
 
   public boolean seesLeader() {

@@ -25,19 +25,26 @@ public final class Conditions {
   public static final String ROLL_STUCK = "RollStuck";
   public static final String UPGRADE_STUCK = "UpgradeStuck";
   public static final String UNSUPPORTED_VERSION = "UnsupportedVersionChange";
+  public static final String CANNOT_REACH_MEMBERS = "CannotReachMembers";
   public static final String WAITING_FOR_MEMBERS = "WaitingForMembers";
   public static final String RECONCILED = "Reconciled";
   public static final String REBUILDING = "Rebuilding";
   public static final String POD_NOT_A_MEMBER = "PodNotAMember";
   public static final String ALARM = "AlarmRaised";
   public static final String MAJORITY_DATA_LOST = "MajorityDataLost";
+  public static final String RESTORING = "Restoring";
+  public static final String RESTORE_FAILED = "RestoreFailed";
 
   private Conditions() {}
 
   static Condition of(String type, boolean status, String reason, String message, long generation) {
+    return of(type, status ? "True" : "False", reason, message, generation);
+  }
+
+  static Condition of(String type, String status, String reason, String message, long generation) {
     return new ConditionBuilder()
         .withType(type)
-        .withStatus(status ? "True" : "False")
+        .withStatus(status)
         .withReason(reason)
         .withMessage(message)
         .withObservedGeneration(generation)

@@ -68,6 +68,28 @@ final class Decisions {
         INVALID_RESYNC);
   }
 
+  /**
+   * The operator cannot see some members whose pods are Ready: touch nothing; report quorum as the
+   * members that answer see it (Unknown when none answers), and the blindness on every other
+   * condition.
+   */
+  static Decision cannotReach(Situation s, String message) {
+    Facts f = s.facts();
+    boolean anyAnswers = s.view().probes().values().stream().anyMatch(MemberProbe::reachable);
+    String reason = Conditions.CANNOT_REACH_MEMBERS;
+    Line available =
+        f.quorum || anyAnswers ? available(s, reason, message) : Line.unknown(reason, message);
+    return new Decision(
+        new Step.Wait("the operator to reach every member whose pod is Ready"),
+        Keep.NOTHING,
+        new Report(
+            available,
+            f.quorum || anyAnswers ? line(false, reason, message) : Line.unknown(reason, message),
+            line(false, reason, message),
+            line(true, reason, message)),
+        Planner.PENDING_RESYNC);
+  }
+
   /** A rebuild from a survivor under way: every member pod stays stopped (unless {@code keep}). */
   static Decision rebuilding(Step step, Keep keep, String message) {
     return new Decision(
@@ -247,11 +269,13 @@ final class Decisions {
             + ")";
     String message = step instanceof Step.None ? waiting : step.describe();
     Report report =
-        new Report(
-            line(false, Conditions.BOOTSTRAPPING, waiting),
-            line(false, Conditions.BOOTSTRAPPING, waiting),
-            line(true, Conditions.BOOTSTRAPPING, message),
-            line(false, Conditions.BOOTSTRAPPING, waiting));
+        s.desired().restoreFrom().isPresent()
+            ? Restores.report(s, step, waiting)
+            : new Report(
+                line(false, Conditions.BOOTSTRAPPING, waiting),
+                line(false, Conditions.BOOTSTRAPPING, waiting),
+                line(true, Conditions.BOOTSTRAPPING, message),
+                line(false, Conditions.BOOTSTRAPPING, waiting));
     ClusterState state =
         new ClusterState(ClusterState.Kind.NEW, members, s.desired().clusterToken());
     return new Decision(
@@ -271,6 +295,8 @@ final class Decisions {
     Map<String, String> annotations =
         new TreeMap<>(f.view.clusterState().map(SurvivorRebuild::kept).orElse(Map.of()));
     annotations.put(Names.CLUSTER_ID_ANNOTATION, Hex.id(f.clusterId));
+    Restores.record(f.view)
+        .ifPresent(r -> annotations.putIfAbsent(Names.RESTORED_FROM_ANNOTATION, r));
     int replicas =
         s.hibernating() || f.knownOrdinals().isEmpty() ? 0 : f.knownOrdinals().last() + 1;
     return new Keep(
@@ -314,7 +340,9 @@ final class Decisions {
           && !claim.terminating()
           && m.etcd().started()
           && f.healthy(m)
-          && (claim.memberId() != m.id() || claim.clusterId() != f.clusterId)) {
+          && (claim.memberId() != m.id()
+              || claim.clusterId() != f.clusterId
+              || claim.ownedByCluster() != s.desired().claims().withCluster())) {
         marks.put(claim.name(), m.id());
       }
     }

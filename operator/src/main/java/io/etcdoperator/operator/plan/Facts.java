@@ -202,6 +202,16 @@ final class Facts {
     return quorum && followsLeader(m) && probeOf(m).map(p -> p.alarms().isEmpty()).orElse(false);
   }
 
+  /**
+   * Member {@code ordinal} is out of the operator's sight: it did not answer, its host did not
+   * refuse, its metrics told nothing, and yet its pod is Ready (its kubelet's {@code /health} probe
+   * passes). Whether it is healthy is then unknown, not false.
+   */
+  boolean unseen(int ordinal) {
+    return view.probe(ordinal).map(MemberProbe::silent).orElse(false)
+        && view.pod(ordinal).map(p -> p.ready() && p.running() && !p.terminating()).orElse(false);
+  }
+
   /** The alarms members report (etcd's alarms are cluster-wide: NOSPACE, CORRUPT). */
   SortedSet<String> alarms() {
     SortedSet<String> alarms = new TreeSet<>();

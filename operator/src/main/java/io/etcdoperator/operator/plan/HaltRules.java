@@ -1,9 +1,11 @@
 package io.etcdoperator.operator.plan;
 
 import io.etcdoperator.operator.model.EtcdVersion;
+import io.etcdoperator.operator.observe.MemberProbe;
 import io.etcdoperator.operator.observe.StatefulSetView;
 import java.util.List;
 import java.util.Optional;
+import java.util.SortedSet;
 import java.util.stream.Collectors;
 
 /**
@@ -149,6 +151,42 @@ final class HaltRules {
         return Optional.empty();
       }
       return Optional.of(Decisions.refused(s, Conditions.UNSUPPORTED_VERSION, message));
+    }
+  }
+
+  /**
+   * A member whose pod is Ready (its kubelet's {@code /health} probe passed) does not answer the
+   * operator, and its host does not refuse the connection either: the operator cannot see it, for
+   * reasons that say nothing about the member (it runs outside the pod network, a NetworkPolicy or
+   * a DNS outage stops it). Report that, naming each address and error, and delete, restart, remove
+   * and add nothing until the operator can see the members again: every later rule would take such
+   * a member for a dead one. Quorum is reported as the members that do answer see it; when none
+   * answers, as Unknown. A member that is really stopped (frozen, on a lost node) looks the same
+   * until its kubelet marks the pod not Ready (15 s with the default probe). Only members count (by
+   * the member list, else by what the world recorded): a pod whose member was removed may stay
+   * Ready for a moment, and nothing needs to reach it.
+   */
+  static final class CannotReachMembers implements Rule {
+    @Override
+    public Optional<Decision> decide(Situation s) {
+      SortedSet<Integer> members = s.facts().knownOrdinals();
+      List<MemberProbe> unseen =
+          s.view().probes().values().stream()
+              .filter(p -> members.contains(p.ordinal()) && s.facts().unseen(p.ordinal()))
+              .toList();
+      if (unseen.isEmpty()) {
+        return Optional.empty();
+      }
+      String message =
+          "the operator cannot reach "
+              + unseen.stream()
+                  .map(p -> s.pod(p.ordinal()) + " (" + p.endpoint() + ": " + p.error() + ")")
+                  .collect(Collectors.joining(", "))
+              + (unseen.size() > 1 ? ", whose pods are" : ", whose pod is")
+              + " Ready (the kubelet's /health probe passes): it may run outside the pod network,"
+              + " or a NetworkPolicy or DNS may stop it; it deletes, restarts, removes and adds"
+              + " nothing until it sees them again";
+      return Optional.of(Decisions.cannotReach(s, message));
     }
   }
 }

@@ -161,6 +161,39 @@ final class MembershipRules {
   }
 
   /**
+   * A claim the spec lets go: whenScaled Delete, and the claim is of an ordinal the cluster no
+   * longer has (its member removed from etcd on a scale-down, its pod gone with the StatefulSet's
+   * shrink). Only the operator deletes it, and only then: the StatefulSet's own policy is always
+   * Retain, so that neither hibernation nor a rebuild takes data with it. After the scale-up rule,
+   * which clears a former member's claim of an ordinal it adds back.
+   */
+  static final class DeleteScaledDownClaim implements Rule {
+    @Override
+    public Optional<Decision> decide(Situation s) {
+      // Hibernation (replicas 0) removes no member: every claim stays.
+      if (!withQuorum(s) || !s.desired().claims().onScaleDown() || s.desired().replicas() == 0) {
+        return Optional.empty();
+      }
+      Facts f = s.facts();
+      return f.view.claims().values().stream()
+          .filter(c -> c.ordinal() >= s.desired().replicas() && !c.terminating())
+          .filter(c -> f.memberAt(c.ordinal()).isEmpty() && f.view.pod(c.ordinal()).isEmpty())
+          .findFirst()
+          .map(
+              c ->
+                  Decisions.withQuorum(
+                      s,
+                      Conditions.SCALING_DOWN,
+                      new Step.DeleteClaim(
+                          c.ordinal(),
+                          c.name(),
+                          "its member was removed in a scale-down and"
+                              + " spec.storage.persistentVolumeClaimRetentionPolicy.whenScaled is"
+                              + " Delete")));
+    }
+  }
+
+  /**
    * Every member as wanted and no pod to roll: Ready, or, not Ready, an alarm etcd raised or the
    * members that are unhealthy (nothing is done about them: a member that is down comes back with
    * its pod). Last of the quorum rules: it is what is left when nothing needs changing.

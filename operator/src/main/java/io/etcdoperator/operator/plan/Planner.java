@@ -25,6 +25,8 @@ import java.util.Optional;
  *       invalid spec, touch nothing.
  *   <li><b>UnsupportedVersionChange</b>: the image names an etcd version more than one minor
  *       version past the cluster version, or below it; touch nothing.
+ *   <li><b>CannotReachMembers</b>: members whose pods are Ready do not answer the operator: it
+ *       cannot see them, so it touches nothing.
  *   <li><b>RebuildUnderWay</b>: a rebuild from a survivor the user opted into, carried through
  *       ({@link SurvivorRebuild}), and the rebuild pod's clean-up.
  *   <li><b>Hibernate</b>: quorum held, scaled to 0: the StatefulSet stops every member.
@@ -38,6 +40,8 @@ import java.util.Optional;
  *       leadership moved off first, only if the rest keep quorum.
  *   <li><b>ScaleUp</b>: quorum held and fewer members than wanted: add the lowest free ordinal as a
  *       learner, clearing a claim a former member left there first.
+ *   <li><b>DeleteScaledDownClaim</b>: quorum held, whenScaled Delete, and a claim of an ordinal the
+ *       cluster no longer has: delete it (the operator alone deletes claims).
  *   <li><b>RollGate</b>: quorum held and pods run an old template, but the roll cannot go on yet.
  *   <li><b>RollDownMembers</b>: the stale pod of a member that is down anyway goes first.
  *   <li><b>RollFollower</b>: the next follower, from the highest ordinal, once every member is
@@ -79,6 +83,7 @@ public final class Planner {
           new HaltRules.AnotherCluster(),
           new HaltRules.StorageKindChanged(),
           new HaltRules.UnsupportedVersionChange(),
+          new HaltRules.CannotReachMembers(),
           new SurvivorRebuild.RebuildUnderWay(),
           new MembershipRules.Hibernate(),
           new LearnerRules.UnwantedLearner(),
@@ -87,6 +92,7 @@ public final class Planner {
           new MembershipRules.ReplaceLostMember(),
           new MembershipRules.ScaleDown(),
           new MembershipRules.ScaleUp(),
+          new MembershipRules.DeleteScaledDownClaim(),
           new RollRules.RollGate(),
           new RollRules.RollDownMembers(),
           new RollRules.RollFollower(),

@@ -42,11 +42,13 @@ final class StatusRenderer {
     status.setMembers(members(target, facts));
     status.setSelector(Names.selectorString(target.name()));
     status.setLastRebuild(lastRebuild(facts));
+    status.setRestore(Restores.status(facts.view));
     return status;
   }
 
   private static Condition condition(String type, Line line, Target target) {
-    return Conditions.of(type, line.status(), line.reason(), line.message(), target.generation());
+    return Conditions.of(
+        type, line.statusText(), line.reason(), line.message(), target.generation());
   }
 
   /**
@@ -90,12 +92,14 @@ final class StatusRenderer {
       s.setRole(m.learner() ? MemberStatus.LEARNER : MemberStatus.VOTER);
       s.setLeader(m.id() == facts.leaderId);
       boolean healthy = facts.healthy(m);
-      s.setHealthy(healthy);
+      boolean unseen = m.ordinal() >= 0 && facts.unseen(m.ordinal());
+      s.setHealthy(unseen ? null : healthy);
       s.setVersion(
           facts.probeOf(m).filter(MemberProbe::reachable).map(MemberProbe::version).orElse(null));
       s.setPeerURL(m.etcd().peerUrls().isEmpty() ? null : m.etcd().peerUrls().get(0));
       s.setClientURL(m.etcd().clientUrls().isEmpty() ? null : m.etcd().clientUrls().get(0));
-      s.setMessage(healthy ? null : facts.whyUnhealthy(m));
+      s.setMessage(
+          unseen ? unseenMessage(facts, m.ordinal()) : healthy ? null : facts.whyUnhealthy(m));
       result.add(s);
     }
     Set<Integer> ordinals = new TreeSet<>(facts.view.pods().keySet());
@@ -121,9 +125,20 @@ final class StatusRenderer {
       } else {
         message = "not a member of the cluster";
       }
+      if (facts.unseen(i)) {
+        s.setHealthy(null);
+        message = unseenMessage(facts, i);
+      }
       s.setMessage(message);
       result.add(s);
     }
     return result;
+  }
+
+  /** A member the operator cannot see: its health is unknown, not false. */
+  private static String unseenMessage(Facts facts, int ordinal) {
+    return "health unknown: the operator cannot reach it ("
+        + facts.view.probe(ordinal).map(MemberProbe::error).orElse("")
+        + "); its pod is Ready";
   }
 }

@@ -147,6 +147,24 @@ final class SurvivorRebuild {
                     + ", "
                     + how));
       }
+      Optional<ClaimView> other =
+          facts.view.claims().values().stream().filter(c -> c.ordinal() != ordinal).findFirst();
+      if (other.isPresent()) {
+        String rebuilding = "rebuilding from " + survivor + ": clearing the other members' claims";
+        return Optional.of(
+            Decisions.rebuilding(
+                other.get().terminating()
+                    ? new Step.Wait("claim " + other.get().name() + " to be deleted")
+                    : new Step.DeleteClaim(
+                        other.get().ordinal(),
+                        other.get().name(),
+                        "the rebuild keeps only "
+                            + survivor
+                            + "; member "
+                            + Names.member(target.name(), other.get().ordinal())
+                            + " comes back new, on a fresh claim"),
+                rebuilding));
+      }
       long revision = rebuild.probe().map(MemberProbe::revision).orElse(0L);
       Map<String, String> annotations = new LinkedHashMap<>(kept(state.get()));
       annotations.put(Names.REBUILT_ANNOTATION, intent.get());
@@ -171,24 +189,6 @@ final class SurvivorRebuild {
           Decisions.rebuilding(
               new Step.Wait("every member pod to stop"),
               "rebuilding from " + survivor + ": stopping every member pod first"));
-    }
-    Optional<ClaimView> other =
-        facts.view.claims().values().stream().filter(c -> c.ordinal() != ordinal).findFirst();
-    if (other.isPresent()) {
-      String rebuilding = "rebuilding from " + survivor + ": clearing the other members' claims";
-      return Optional.of(
-          Decisions.rebuilding(
-              other.get().terminating()
-                  ? new Step.Wait("claim " + other.get().name() + " to be deleted")
-                  : new Step.DeleteClaim(
-                      other.get().ordinal(),
-                      other.get().name(),
-                      "the rebuild keeps only "
-                          + survivor
-                          + "; member "
-                          + Names.member(target.name(), other.get().ordinal())
-                          + " comes back new, on a fresh claim"),
-              rebuilding));
     }
     return Optional.of(
         Decisions.rebuilding(
@@ -228,7 +228,8 @@ final class SurvivorRebuild {
               "members "
                   + lostNames
                   + " lost their data and no member holds any: the cluster's"
-                  + " data is gone; the operator changes nothing",
+                  + " data is gone; the operator changes nothing"
+                  + Restores.wayOut(target),
               replicas));
     }
     boolean ambiguous =
@@ -296,7 +297,8 @@ final class SurvivorRebuild {
                 + " lost their data; "
                 + advanced
                 + ". The operator destroys nothing and starts no new cluster; "
-                + why,
+                + why
+                + Restores.wayOut(target),
             replicas));
   }
 
@@ -327,6 +329,9 @@ final class SurvivorRebuild {
     state
         .annotation(Names.REBUILT_FROM_ANNOTATION)
         .ifPresent(v -> kept.put(Names.REBUILT_FROM_ANNOTATION, v));
+    state
+        .annotation(Names.RESTORED_FROM_ANNOTATION)
+        .ifPresent(v -> kept.put(Names.RESTORED_FROM_ANNOTATION, v));
     return kept;
   }
 }

@@ -78,7 +78,8 @@ final class ClusterObjects {
                     StatefulSet.class,
                     model.statefulSet(replicas),
                     live.named(StatefulSet.class, Names.statefulSet(name))));
-    plan.claimMembers().forEach((claim, member) -> markClaim(claim, member, plan.claimClusterId()));
+    plan.claimMembers()
+        .forEach((claim, member) -> markClaim(model, claim, member, plan.claimClusterId()));
     Optional<PodDisruptionBudget> livePdb =
         live.named(PodDisruptionBudget.class, Names.podDisruptionBudget(name));
     Optional<PodDisruptionBudget> pdb = model.podDisruptionBudget(plan.statefulSetReplicas());
@@ -90,8 +91,8 @@ final class ClusterObjects {
     return List.copyOf(refusals);
   }
 
-  private void markClaim(String claim, long memberId, long clusterId) {
-    String patch = Serialization.asJson(EtcdClusterModel.claimMark(memberId, clusterId));
+  private void markClaim(EtcdClusterModel model, String claim, long memberId, long clusterId) {
+    String patch = Serialization.asJson(model.claimMark(memberId, clusterId));
     try {
       client
           .persistentVolumeClaims()

@@ -1,5 +1,6 @@
 package io.etcdoperator.operator.reconcile;
 
+import io.etcdoperator.api.v1alpha1.EtcdBackup;
 import io.etcdoperator.api.v1alpha1.EtcdCluster;
 import io.etcdoperator.api.v1alpha1.EtcdClusterStatus;
 import io.etcdoperator.operator.CallHook;
@@ -21,9 +22,7 @@ import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
-import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
-import io.javaoperatorsdk.operator.api.reconciler.DeleteControl;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
@@ -49,8 +48,15 @@ import org.slf4j.LoggerFactory;
  * report (status recomputed from the observation, written only when it changed; Events on
  * transitions). Then look again: at once after a change, soon while anything is pending, less often
  * when Ready, and whenever one of the cluster's objects changes.
+ *
+ * <p>No finalizer: every object of a cluster is owned by its EtcdCluster (owner references, so the
+ * garbage collector removes them with it), and what the operator keeps in memory for a cluster (its
+ * connections to the members) is dropped on the delete event (the controller is registered to be
+ * called for every event, deletes included), and in any case once unused for a while. So deleting
+ * an EtcdCluster never waits for the operator, and uninstalling the operator leaves nothing stuck
+ * Terminating.
  */
-public final class EtcdClusterReconciler implements Reconciler<EtcdCluster>, Cleaner<EtcdCluster> {
+public final class EtcdClusterReconciler implements Reconciler<EtcdCluster> {
   private static final Logger LOG = LoggerFactory.getLogger(EtcdClusterReconciler.class);
 
   /** After a membership change, look again this soon: the next step may follow. */
@@ -67,6 +73,7 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster>, Cle
   private final Duration quorumLossAlarm;
   private final CallHook hook;
   private final ClusterObserver observer;
+  private final String operatorImage;
   private final Map<Class<?>, InformerEventSource<?, EtcdCluster>> caches =
       new ConcurrentHashMap<>();
 
@@ -77,6 +84,20 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster>, Cle
 
   public EtcdClusterReconciler(
       EtcdService etcd, EtcdHttp metrics, Clock clock, Duration quorumLossAlarm, CallHook hook) {
+    this(etcd, metrics, clock, quorumLossAlarm, hook, Names.DEFAULT_OPERATOR_IMAGE);
+  }
+
+  /**
+   * @param operatorImage what a restore's init container runs
+   */
+  public EtcdClusterReconciler(
+      EtcdService etcd,
+      EtcdHttp metrics,
+      Clock clock,
+      Duration quorumLossAlarm,
+      CallHook hook,
+      String operatorImage) {
+    this.operatorImage = operatorImage;
     this.hook = hook;
     this.etcd = etcd;
     this.clock = clock;
@@ -93,7 +114,8 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster>, Cle
         cache(context, PersistentVolumeClaim.class),
         cache(context, ConfigMap.class),
         cache(context, Service.class),
-        cache(context, PodDisruptionBudget.class));
+        cache(context, PodDisruptionBudget.class),
+        Backups.source(context));
   }
 
   private <R extends HasMetadata> InformerEventSource<R, EtcdCluster> cache(
@@ -118,8 +140,20 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster>, Cle
 
   @Override
   public UpdateControl<EtcdCluster> reconcile(EtcdCluster cluster, Context<EtcdCluster> context) {
+    if (context.isPrimaryResourceDeleted()) {
+      // Called for the delete event too (no finalizer): drop what is kept for the cluster.
+      etcd.closeCluster(
+          cluster.getMetadata().getNamespace() + "/" + cluster.getMetadata().getName());
+      return UpdateControl.noUpdate();
+    }
     Instant started = clock.instant();
-    DesiredCluster desired = DesiredCluster.of(cluster);
+    DesiredCluster desired = DesiredCluster.of(cluster, operatorImage);
+    desired =
+        new DesiredCluster(
+            desired
+                .target()
+                .withNewestBackup(Backups.newest(context.getSecondaryResources(EtcdBackup.class))),
+            desired.model());
     ClusterView view = observe(cluster, context);
     Plan plan = Planner.plan(desired.target(), view);
     Acted acted = act(cluster, context, desired, plan, view);
@@ -242,12 +276,6 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster>, Cle
       }
       throw e;
     }
-  }
-
-  @Override
-  public DeleteControl cleanup(EtcdCluster cluster, Context<EtcdCluster> context) {
-    etcd.closeCluster(cluster.getMetadata().getNamespace() + "/" + cluster.getMetadata().getName());
-    return DeleteControl.defaultDelete();
   }
 
   /** The cluster's objects as the informer caches hold them. */

@@ -14,9 +14,9 @@ import java.util.stream.Collectors;
 
 /**
  * The Events a change of status deserves: quorum lost and regained, bootstrap started and finished,
- * split brain, a majority's data lost, an invalid spec, a stuck roll, hibernation and waking up, a
- * member going unhealthy or coming back (not while hibernating: then members stop because the user
- * asked). Pure: compares two statuses.
+ * split brain, a majority's data lost, an invalid spec, members the operator cannot reach, a stuck
+ * roll, hibernation and waking up, a member going unhealthy or coming back (not while hibernating:
+ * then members stop because the user asked). Pure: compares two statuses.
  */
 public final class Transitions {
   private Transitions() {}
@@ -36,7 +36,12 @@ public final class Transitions {
       notices.add(
           Conditions.BOOTSTRAPPING.equals(wasReason) || wasAvailable.isEmpty()
               ? new Notice(false, "BootstrapFinished", "cluster formed: " + available.getMessage())
-              : new Notice(false, "QuorumRegained", available.getMessage()));
+              : Conditions.CANNOT_REACH_MEMBERS.equals(wasReason)
+                  ? new Notice(
+                      false,
+                      "MembersReachable",
+                      "the operator reaches the members again: " + available.getMessage())
+                  : new Notice(false, "QuorumRegained", available.getMessage()));
     }
     if (!isUp && !wasReason.equals(available.getReason())) {
       switch (available.getReason()) {
@@ -61,6 +66,8 @@ public final class Transitions {
     }
     entered(previous, next, Conditions.READY, Conditions.INVALID_SPEC)
         .ifPresent(c -> notices.add(new Notice(true, "InvalidSpec", c.getMessage())));
+    entered(previous, next, Conditions.READY, Conditions.CANNOT_REACH_MEMBERS)
+        .ifPresent(c -> notices.add(new Notice(true, "CannotReachMembers", c.getMessage())));
     entered(previous, next, Conditions.DEGRADED, Conditions.ROLL_STUCK)
         .ifPresent(c -> notices.add(new Notice(true, "RollStuck", c.getMessage())));
     if (condition(next, Conditions.DEGRADED)
@@ -108,6 +115,10 @@ public final class Transitions {
     for (MemberStatus m : next.getMembers()) {
       MemberStatus old = m.getName() == null ? null : before.get(m.getName());
       if (old == null || Objects.equals(old.getHealthy(), m.getHealthy())) {
+        continue;
+      }
+      if (old.getHealthy() == null || m.getHealthy() == null) {
+        // Out of the operator's sight, or back in it: CannotReachMembers says so, once.
         continue;
       }
       if (old.getId() != null && m.getId() == null) {

@@ -127,6 +127,79 @@ class EtcdChannelsTest {
     }
   }
 
+  /**
+   * A DNS outage for one cluster's names: its lookup gives up within the call deadline, and another
+   * cluster's lookups, made meanwhile, are not held behind it (they once waited on one lock).
+   */
+  @Test
+  void aHangingLookupCostsItsOwnCallOneDeadlineAndNobodyElseAnything() throws Exception {
+    NioEventLoopGroup loop = new NioEventLoopGroup(1);
+    var executor = Executors.newSingleThreadExecutor();
+    var release = new java.util.concurrent.CountDownLatch(1);
+    EtcdChannels.Resolver resolver =
+        host -> {
+          if (host.startsWith("a-")) {
+            try {
+              release.await(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+            throw new UnknownHostException(host);
+          }
+          return InetAddress.getByName("127.0.0.1");
+        };
+    Duration deadline = Duration.ofMillis(300);
+    var caller = Executors.newSingleThreadExecutor();
+    try (EtcdChannels channels =
+        new EtcdChannels(loop, executor, deadline, Duration.ofMinutes(1), resolver)) {
+      long start = System.nanoTime();
+      var hanging = caller.submit(() -> channels.get("ns/a", "http://a-0.a-headless.ns.svc:2379"));
+      // While a-0's lookup hangs, b-0's goes through at once.
+      channels.get("ns/b", "http://b-0.b-headless.ns.svc:2379");
+      assertThat(hanging.isDone()).isFalse();
+      assertThatThrownBy(() -> hanging.get(5, TimeUnit.SECONDS))
+          .hasCauseInstanceOf(StatusRuntimeException.class)
+          .cause()
+          .satisfies(
+              e -> {
+                Status status = ((StatusRuntimeException) e).getStatus();
+                assertThat(status.getCode()).isEqualTo(Status.Code.UNAVAILABLE);
+                assertThat(status.getDescription())
+                    .isEqualTo("No answer resolving host a-0.a-headless.ns.svc within 300 ms");
+              });
+      assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(3));
+      assertThat(channels.openChannels()).isEqualTo(1);
+    } finally {
+      release.countDown();
+      caller.shutdownNow();
+      executor.shutdownNow();
+      loop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+    }
+  }
+
+  /**
+   * A cluster deleted while nobody called {@code closeCluster} (the operator missed the event) is
+   * never looked up again: its idle channels close when another cluster's are looked up.
+   */
+  @Test
+  void idleChannelsOfOtherClustersAreSwept() throws Exception {
+    NioEventLoopGroup loop = new NioEventLoopGroup(1);
+    var executor = Executors.newSingleThreadExecutor();
+    EtcdChannels.Resolver resolver = host -> InetAddress.getByName("127.0.0.1");
+    try (EtcdChannels channels =
+        new EtcdChannels(loop, executor, Duration.ofSeconds(2), Duration.ofMillis(20), resolver)) {
+      var gone = channels.get("ns/gone", "http://g-0.g-headless.ns.svc:2379");
+      var kept = channels.get("ns/kept", "http://k-0.k-headless.ns.svc:2379");
+      java.util.concurrent.locks.LockSupport.parkNanos(Duration.ofMillis(40).toNanos());
+      assertThat(channels.get("ns/kept", "http://k-0.k-headless.ns.svc:2379")).isSameAs(kept);
+      assertThat(((ManagedChannel) gone).isShutdown()).isTrue();
+      assertThat(channels.openChannels()).isEqualTo(1);
+    } finally {
+      executor.shutdownNow();
+      loop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+    }
+  }
+
   private static io.etcd.jetcd.api.StatusResponse status(io.grpc.Channel channel) {
     return ClientCalls.blockingUnaryCall(
         channel,

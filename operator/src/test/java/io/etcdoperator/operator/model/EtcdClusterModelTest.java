@@ -91,10 +91,13 @@ class EtcdClusterModelTest {
         .containsEntry("storage", new Quantity("20Gi"));
     assertThat(claim.getSpec().getAccessModes()).containsExactly("ReadWriteOnce");
     assertThat(claim.getSpec().getVolumeMode()).isEqualTo("Filesystem");
+    // The StatefulSet never deletes a claim (hibernation and a rebuild scale it to 0): the spec's
+    // policy is the operator's, applied to a member it removed from etcd on a scale-down.
     assertThat(sts.getSpec().getPersistentVolumeClaimRetentionPolicy().getWhenScaled())
-        .isEqualTo("Delete");
+        .isEqualTo("Retain");
     assertThat(sts.getSpec().getPersistentVolumeClaimRetentionPolicy().getWhenDeleted())
         .isEqualTo("Retain");
+    assertThat(model.claimPolicy()).isEqualTo(new Target.ClaimPolicy(true, false));
   }
 
   @Test

@@ -41,7 +41,6 @@ class GoldenTest {
   static Stream<Arguments> cases() {
     return Stream.of(
         Arguments.of("default", DIR.resolve("default.input.yaml"), ALL),
-        Arguments.of("seed-000-nginx", Path.of("../examples/seed-000-nginx.yaml"), ALL),
         Arguments.of("seed-000-fixed", Path.of("../examples/seed-000-fixed.yaml"), ALL),
         Arguments.of("empty-dir", DIR.resolve("empty-dir.input.yaml"), Set.of("StatefulSet")),
         Arguments.of("custom-pvc", DIR.resolve("custom-pvc.input.yaml"), Set.of("StatefulSet")),

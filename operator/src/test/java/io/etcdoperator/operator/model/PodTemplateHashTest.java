@@ -73,9 +73,9 @@ class PodTemplateHashTest {
   }
 
   @Test
-  void changesWithArgs() {
-    String args = BASE + "      args: [--snapshot-count=1]\n";
-    assertThat(hash(args)).isNotEqualTo(hash(BASE));
+  void changesWithResources() {
+    String resources = BASE + "      resources: {requests: {cpu: 100m}}\n";
+    assertThat(hash(resources)).isNotEqualTo(hash(BASE));
   }
 
   @Test

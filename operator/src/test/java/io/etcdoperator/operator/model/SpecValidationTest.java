@@ -139,8 +139,195 @@ class SpecValidationTest {
                   - name: scratch
                     mountPath: /var/run/etcd
             """,
-            "spec.podTemplate.spec.containers[0].volumeMounts[0].mountPath: /var/run/etcd is the"
-                + " operator's data mount; choose another path"),
+            "spec.podTemplate.spec.containers[0].volumeMounts[0].mountPath: /var/run/etcd is at,"
+                + " above or inside the data directory /var/run/etcd/default.etcd and would hide or"
+                + " replace the member's data; choose a path outside /var/run/etcd"),
+        row(
+            "a volume mounted above the data directory",
+            """
+            podTemplate:
+              spec:
+                volumes:
+                - name: scratch
+                  emptyDir: {}
+                containers:
+                - name: etcd
+                  volumeMounts:
+                  - name: scratch
+                    mountPath: /var/
+            """,
+            "spec.podTemplate.spec.containers[0].volumeMounts[0].mountPath: /var/ is at, above or"
+                + " inside the data directory /var/run/etcd/default.etcd and would hide or replace"
+                + " the member's data; choose a path outside /var/run/etcd"),
+        row(
+            "a volume mounted inside the data mount",
+            """
+            podTemplate:
+              spec:
+                volumes:
+                - name: scratch
+                  emptyDir: {}
+                containers:
+                - name: etcd
+                  volumeMounts:
+                  - name: scratch
+                    mountPath: /var/run/etcd/default.etcd/member/wal
+            """,
+            "spec.podTemplate.spec.containers[0].volumeMounts[0].mountPath:"
+                + " /var/run/etcd/default.etcd/member/wal is at, above or inside the data directory"
+                + " /var/run/etcd/default.etcd and would hide or replace the member's data; choose a"
+                + " path outside /var/run/etcd"),
+        row(
+            "a sidecar that writes the member's data",
+            """
+            podTemplate:
+              spec:
+                containers:
+                - name: backup
+                  image: backup:1
+                  volumeMounts:
+                  - {name: data, mountPath: /data}
+            """,
+            "spec.podTemplate.spec.containers[0].volumeMounts[0].readOnly: 'data' is the member's"
+                + " data: only the etcd container writes it; mount it with readOnly: true"),
+        row(
+            "the etcd container's args",
+            """
+            podTemplate:
+              spec:
+                containers:
+                - name: etcd
+                  args: [--snapshot-count=1]
+            """,
+            "spec.podTemplate.spec.containers[0].args: would replace the operator's arguments (the"
+                + " member's name, data directory and URLs); set etcd flags in spec.options"
+                + " instead"),
+        row(
+            "a command that carries an owned flag",
+            """
+            podTemplate:
+              spec:
+                containers:
+                - name: etcd
+                  command: [etcd, --force-new-cluster]
+            """,
+            "spec.podTemplate.spec.containers[0].command: must be the etcd binary alone (for"
+                + " example [\"etcd\"] or [\"/usr/local/bin/etcd\"]), got [etcd,"
+                + " --force-new-cluster]: the operator passes etcd's flags; set yours in"
+                + " spec.options"),
+        row(
+            "a shell in place of etcd",
+            """
+            podTemplate:
+              spec:
+                containers:
+                - name: etcd
+                  command: [/bin/sh]
+            """,
+            "spec.podTemplate.spec.containers[0].command: must be the etcd binary alone (for"
+                + " example [\"etcd\"] or [\"/usr/local/bin/etcd\"]), got [/bin/sh]: the"
+                + " operator passes etcd's flags; set yours in spec.options"),
+        row(
+            "envFrom on the etcd container",
+            """
+            podTemplate:
+              spec:
+                containers:
+                - name: etcd
+                  envFrom:
+                  - configMapRef: {name: etcd-settings}
+            """,
+            "spec.podTemplate.spec.containers[0].envFrom: not allowed on the etcd container: any"
+                + " ETCD_* variable it brings sets an etcd flag the operator cannot check; set flags"
+                + " in spec.options and variables in env"),
+        row(
+            "the config-file option",
+            "options: {config-file: /etc/etcd.yaml}",
+            "spec.options.config-file: --config-file is set by the operator (etcd ignores every"
+                + " other flag and variable when it is set); remove it"),
+        row(
+            "the config file through the environment",
+            """
+            podTemplate:
+              spec:
+                containers:
+                - name: etcd
+                  env:
+                  - {name: ETCD_CONFIG_FILE, value: /etc/etcd.yaml}
+            """,
+            "spec.podTemplate.spec.containers[0].env[0].name: ETCD_CONFIG_FILE sets --config-file,"
+                + " which is set by the operator (etcd ignores every other flag and variable when"
+                + " it is set); remove it"),
+        row(
+            "writes acknowledged before they are on disk",
+            "options: {unsafe-no-fsync: 'true'}",
+            "spec.options.unsafe-no-fsync: --unsafe-no-fsync=true acknowledges writes before they"
+                + " are on disk (data loss); the operator does not run members with it: remove"
+                + " it"),
+        row(
+            "a v2 proxy instead of a member",
+            "options: {proxy: 'on'}",
+            "spec.options.proxy: --proxy=on runs etcd as a v2 proxy instead of a member; the"
+                + " operator does not run members with it: remove it"),
+        row(
+            "membership changes that may lose quorum",
+            "options: {strict-reconfig-check: 'false'}",
+            "spec.options.strict-reconfig-check: --strict-reconfig-check=false lets etcd accept a"
+                + " membership change that leaves it without quorum; the operator does not run"
+                + " members with it: remove it"),
+        row(
+            "the v2 API",
+            "options: {enable-v2: 'true'}",
+            "spec.options.enable-v2: --enable-v2=true serves the v2 API, whose data and users live"
+                + " outside v3 snapshots, backups and auth; the operator does not run members with"
+                + " it: remove it"),
+        row(
+            "a restart policy other than Always",
+            """
+            podTemplate:
+              spec:
+                restartPolicy: OnFailure
+            """,
+            "spec.podTemplate.spec.restartPolicy: must be Always, got 'OnFailure': a member whose"
+                + " process stopped must start again; remove it"),
+        row(
+            "a pod label value longer than 63 characters",
+            """
+            podTemplate:
+              metadata:
+                labels: {team: %s}
+            """
+                .formatted("t".repeat(64)),
+            "spec.podTemplate.metadata.labels.team: a label value must be at most 63 characters,"
+                + " got 64"),
+        row(
+            "a pod label value with a space",
+            """
+            podTemplate:
+              metadata:
+                labels: {team: 'storage team'}
+            """,
+            "spec.podTemplate.metadata.labels.team: a label value must be letters, digits, '-', '_'"
+                + " or '.', beginning and ending with a letter or digit, got 'storage team'"),
+        row(
+            "a label key with an empty name",
+            """
+            podTemplate:
+              metadata:
+                labels: {'example.com/': x}
+            """,
+            "spec.podTemplate.metadata.labels.example.com/: the name of a label key must be 1 to 63"
+                + " letters, digits, '-', '_' or '.', beginning and ending with a letter or digit"),
+        row(
+            "Service externalIPs",
+            """
+            serviceTemplate:
+              spec:
+                externalIPs: [203.0.113.7]
+            """,
+            "spec.serviceTemplate.spec.externalIPs: not allowed: a Service's externalIPs can"
+                + " capture traffic for any address in the cluster (CVE-2020-8554); expose etcd"
+                + " through a LoadBalancer or an Ingress instead"),
         row(
             "a sidecar port on etcd's client port",
             """

@@ -165,7 +165,60 @@ class PlannerTest {
         row(
             "one member frozen: reported, nothing removed",
             target(3),
-            Views.healthy(3).unreachable(1, "DEADLINE_EXCEEDED"),
+            Views.healthy(3).frozen(1),
+            expect(
+                "InSync",
+                new Step.None(),
+                3,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/MembersUnreachable")),
+        row(
+            "one member silent while its pod is Ready: the operator cannot see it, touches nothing",
+            target(3),
+            Views.healthy(3).podWithHash(1, "h0").unreachable(1, "DEADLINE_EXCEEDED"),
+            expect(
+                "CannotReachMembers",
+                new Step.Wait("the operator to reach every member whose pod is Ready"),
+                -1,
+                NONE,
+                "True/QuorumHeld",
+                "False/CannotReachMembers")),
+        row(
+            "every member silent while Ready, podTemplate changed: no roll, quorum unknown",
+            target(3),
+            Views.healthy(3)
+                .podWithHash(0, "h0")
+                .podWithHash(1, "h0")
+                .podWithHash(2, "h0")
+                .unreachable(0, "UNAVAILABLE: Unable to resolve host")
+                .unreachable(1, "UNAVAILABLE: Unable to resolve host")
+                .unreachable(2, "UNAVAILABLE: Unable to resolve host"),
+            expect(
+                "CannotReachMembers",
+                new Step.Wait("the operator to reach every member whose pod is Ready"),
+                -1,
+                NONE,
+                "Unknown/CannotReachMembers",
+                "Unknown/CannotReachMembers")),
+        row(
+            "every member silent while Ready, replicas raised: nothing added",
+            target(5),
+            Views.healthy(3)
+                .unreachable(0, "DEADLINE_EXCEEDED")
+                .unreachable(1, "DEADLINE_EXCEEDED")
+                .unreachable(2, "DEADLINE_EXCEEDED"),
+            expect(
+                "CannotReachMembers",
+                new Step.Wait("the operator to reach every member whose pod is Ready"),
+                -1,
+                NONE,
+                "Unknown/CannotReachMembers",
+                "Unknown/CannotReachMembers")),
+        row(
+            "a member whose host refuses while its pod is still Ready: it is down, not unseen",
+            target(3),
+            Views.healthy(3).refused(1),
             expect(
                 "InSync",
                 new Step.None(),
@@ -489,6 +542,39 @@ class PlannerTest {
             expect(
                 "InSync", new Step.None(), 2, EXISTING, "True/QuorumHeld", "True/AllMembersReady")),
         row(
+            "scaled down, whenScaled Delete: the removed member's claim goes, by the operator",
+            Views.deletingScaledDownClaims(2),
+            Views.healthy(3).statefulSet(2).notMember(2).noPod(2).noProbe(2),
+            expect(
+                "DeleteScaledDownClaim",
+                new Step.DeleteClaim(
+                    2,
+                    "data-test-2",
+                    "its member was removed in a scale-down and"
+                        + " spec.storage.persistentVolumeClaimRetentionPolicy.whenScaled is Delete"),
+                2,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/ScalingDown")),
+        row(
+            "scaled down, whenScaled Retain: the removed member's claim stays",
+            target(2),
+            Views.healthy(3).statefulSet(2).notMember(2).noPod(2).noProbe(2),
+            expect(
+                "InSync", new Step.None(), 2, EXISTING, "True/QuorumHeld", "True/AllMembersReady")),
+        row(
+            "scaled down, whenScaled Delete, the pod still there: the claim waits for it",
+            Views.deletingScaledDownClaims(2),
+            Views.healthy(3).statefulSet(2).notMember(2).down(2),
+            expect(
+                "InSync", new Step.None(), 2, EXISTING, "True/QuorumHeld", "True/AllMembersReady")),
+        row(
+            "hibernating, whenScaled Delete: every claim stays",
+            Views.deletingScaledDownClaims(0),
+            Views.healthy(3),
+            expect(
+                "Hibernate", new Step.None(), 0, EXISTING, "True/QuorumHeld", "False/Hibernated")),
+        row(
             "roll: a follower first, highest ordinal",
             target(3),
             Views.healthy(3).podWithHash(0, "h0").podWithHash(1, "h0").podWithHash(2, "h0"),
@@ -701,11 +787,7 @@ class PlannerTest {
             "majority frozen, ConfigMap deleted, one member answers: quorum lost, the ConfigMap"
                 + " written again as existing from the member list",
             target(3),
-            Views.healthy(3)
-                .noClusterState()
-                .unreachable(1, "DEADLINE_EXCEEDED")
-                .unreachable(2, "DEADLINE_EXCEEDED")
-                .noLeader(),
+            Views.healthy(3).noClusterState().frozen(1).frozen(2).noLeader(),
             expect(
                 "QuorumLost",
                 new Step.None(),

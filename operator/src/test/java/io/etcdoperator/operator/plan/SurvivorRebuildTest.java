@@ -43,28 +43,41 @@ class SurvivorRebuildTest {
             stoppedFrom1().pod(0, true, false).pod(2, false, false),
             new Step.Wait("every member pod to stop")),
         Arguments.of(
-            "pods stopped: the claims of the members the rebuild drops go first, lowest first",
+            "pods stopped: the rebuild pod is started before anything is deleted",
             stoppedFrom1(),
+            new Step.CreateRebuildPod(1, Names.member(NAME, 1))),
+        Arguments.of(
+            "the rebuild pod leads alone: the claims of the members it dropped go, lowest first",
+            stoppedFrom1().rebuildPod(1, true),
             new Step.DeleteClaim(
                 0,
                 Names.dataClaim(NAME, 0),
-                "the rebuild keeps only test-1; member test-1 comes back new, on a fresh claim"
-                    .replace("member test-1", "member test-0"))),
+                "the rebuild keeps only test-1; member test-0 comes back new, on a fresh claim")),
+        Arguments.of(
+            "the rebuild pod not leading yet: nothing is deleted",
+            stoppedFrom1().rebuildPod(1, false),
+            new Step.Wait("the rebuild pod to lead a cluster of its own")),
         Arguments.of(
             "a claim being deleted: wait for it",
-            stoppedFrom1().claimTerminating(0).noClaim(2),
+            stoppedFrom1().rebuildPod(1, true).claimTerminating(0).noClaim(2),
             new Step.Wait("claim " + Names.dataClaim(NAME, 0) + " to be deleted")),
         Arguments.of(
             "the survivor at the highest ordinal: the lower ones' claims go",
-            new Views().statefulSet(0).clusterState(true, 3).rebuilding(2, UID).claim(1).claim(2),
+            new Views()
+                .statefulSet(0)
+                .clusterState(true, 3)
+                .rebuilding(2, UID)
+                .claim(1)
+                .claim(2)
+                .rebuildPod(2, true),
             new Step.DeleteClaim(
                 1,
                 Names.dataClaim(NAME, 1),
                 "the rebuild keeps only test-2; member test-1 comes back new, on a fresh claim")),
         Arguments.of(
-            "only the survivor's claim left: start the rebuild pod on it",
-            stoppedFrom1().noClaim(0).noClaim(2),
-            new Step.CreateRebuildPod(1, Names.member(NAME, 1))));
+            "only the survivor's claim left and the rebuild pod leads: record it, stop the pod",
+            stoppedFrom1().noClaim(0).noClaim(2).rebuildPod(1, true),
+            new Step.DeleteRebuildPod("the rebuild is done")));
   }
 
   @ParameterizedTest(name = "{0}")

@@ -43,6 +43,7 @@ final class Views {
   private boolean memberListKnown;
   private long leader;
   private String clusterVersion;
+  private Optional<io.etcdoperator.operator.observe.RebuildView> rebuildPod = Optional.empty();
 
   static long id(int ordinal) {
     return 0x100 + ordinal;
@@ -59,6 +60,21 @@ final class Views {
 
   static Target target(int replicas) {
     return Target.valid(NS, NAME, 7, desired(replicas));
+  }
+
+  /** The spec deletes the claim of a member removed on a scale-down (whenScaled: Delete). */
+  static Target deletingScaledDownClaims(int replicas) {
+    return Target.valid(
+        NS,
+        NAME,
+        7,
+        new Target.Desired(
+            replicas,
+            HASH,
+            true,
+            "token",
+            "quay.io/coreos/etcd:v3.5.30",
+            new Target.ClaimPolicy(true, false)));
   }
 
   /** The spec asks for {@code image} (the template's hash is {@link #HASH} all the same). */
@@ -219,6 +235,12 @@ final class Views {
     return this;
   }
 
+  /** Member {@code i} was not probed (no pod to probe). */
+  Views noProbe(int i) {
+    probes.remove(i);
+    return this;
+  }
+
   Views noPod(int i) {
     pods.remove(i);
     return this;
@@ -325,26 +347,48 @@ final class Views {
     return this;
   }
 
+  /** Member {@code i}'s host refuses the connection: nothing listens there. */
+  Views refused(int i) {
+    probes.put(
+        i, MemberProbe.unreachable(i, Names.clientUrl(NS, NAME, i), "Connection refused", true));
+    return this;
+  }
+
+  /**
+   * Member {@code i} is frozen (SIGSTOP, a hung disk): no answer within the deadline, and its
+   * kubelet has marked the pod not Ready since its /health probe failed too.
+   */
+  Views frozen(int i) {
+    unreachable(i, "DEADLINE_EXCEEDED");
+    container(i, true, 0);
+    return this;
+  }
+
   /** Member {@code i} is down: no answer, container not running. */
   Views down(int i) {
     unreachable(i, "connection refused");
     if (pods.containsKey(i)) {
-      PodView p = pods.get(i);
-      pods.put(
-          i,
-          new PodView(
-              p.name(),
-              i,
-              "Running",
-              false,
-              false,
-              p.restartCount() + 1,
-              false,
-              p.podTemplateHash(),
-              p.createdAt(),
-              p.lastTermination()));
+      container(i, false, 1);
     }
     return this;
+  }
+
+  /** Pod {@code i} Running and not Ready; its container running or not, restarted more times. */
+  private void container(int i, boolean running, int moreRestarts) {
+    PodView p = pods.get(i);
+    pods.put(
+        i,
+        new PodView(
+            p.name(),
+            i,
+            "Running",
+            false,
+            running,
+            p.restartCount() + moreRestarts,
+            false,
+            p.podTemplateHash(),
+            p.createdAt(),
+            p.lastTermination()));
   }
 
   /** Every answering member follows {@code ordinal}. */
@@ -579,10 +623,24 @@ final class Views {
     return this;
   }
 
+  /**
+   * The rebuild pod runs on the claim of {@code survivor}; {@code leadsAlone}: its etcd leads a
+   * cluster of its own (the rebuild took).
+   */
+  Views rebuildPod(int survivor, boolean leadsAlone) {
+    MemberProbe p = answering(survivor, false, leadsAlone ? id(survivor) : 0, 1000);
+    rebuildPod =
+        Optional.of(
+            new io.etcdoperator.operator.observe.RebuildView(
+                Names.rebuildPod(NAME), survivor, "Running", false, Optional.of(p)));
+    return this;
+  }
+
   ClusterView build() {
     Optional<MemberList> list =
         memberListKnown ? Optional.of(new MemberList(members, 0)) : Optional.empty();
-    ClusterView view = new ClusterView(NOW, sts, pods, claims, clusterState, probes, list);
+    ClusterView view =
+        new ClusterView(NOW, sts, pods, claims, clusterState, probes, list, rebuildPod);
     return clusterVersion == null ? view : view.withClusterVersion(clusterVersion);
   }
 }

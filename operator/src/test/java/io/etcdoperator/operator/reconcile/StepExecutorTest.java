@@ -85,6 +85,32 @@ class StepExecutorTest {
     }
 
     @Override
+    public io.etcdoperator.operator.etcd.SnapshotResult snapshot(
+        String key,
+        String url,
+        java.io.OutputStream out,
+        java.time.Duration idle,
+        java.time.Duration max) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public AutoCloseable watchChanges(
+        String key,
+        String url,
+        long from,
+        java.util.function.BiConsumer<List<io.etcdoperator.operator.etcd.ChangeEvent>, Long> on,
+        java.util.function.Consumer<String> end) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public long applyChanges(
+        String key, String url, List<io.etcdoperator.operator.etcd.ChangeEvent> changes) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
     public void closeCluster(String key) {}
 
     @Override

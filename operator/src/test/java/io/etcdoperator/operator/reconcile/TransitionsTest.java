@@ -51,6 +51,15 @@ class TransitionsTest {
     return m;
   }
 
+  /** The operator cannot reach test-1 (its pod is Ready): its health is unknown. */
+  static EtcdClusterStatus outOfSight() {
+    MemberStatus m = new MemberStatus();
+    m.setName("test-1");
+    m.setId("1f");
+    m.setMessage("health unknown: the operator cannot reach it");
+    return status("Unknown", "CannotReachMembers", "Unknown", "CannotReachMembers", m);
+  }
+
   static Stream<Arguments> rows() {
     return Stream.of(
         Arguments.of(
@@ -134,6 +143,17 @@ class TransitionsTest {
             status("True", "QuorumHeld", "False", "MembersUnreachable", member("test-1", false)),
             status("True", "QuorumHeld", "True", "AllMembersReady", member("test-1", true)),
             List.of("Normal MemberHealthy")),
+        Arguments.of(
+            "the operator loses sight of the members: one warning, no member called unhealthy",
+            status("True", "QuorumHeld", "True", "AllMembersReady", member("test-1", "1f", true)),
+            outOfSight(),
+            List.of("Warning CannotReachMembers")),
+        Arguments.of("still out of sight: no repeat", outOfSight(), outOfSight(), List.of()),
+        Arguments.of(
+            "sight regained: one notice, no member called back",
+            outOfSight(),
+            status("True", "QuorumHeld", "True", "AllMembersReady", member("test-1", "1f", true)),
+            List.of("Normal MembersReachable")),
         Arguments.of(
             "nothing changed",
             status("True", "QuorumHeld", "True", "AllMembersReady", member("test-1", true)),

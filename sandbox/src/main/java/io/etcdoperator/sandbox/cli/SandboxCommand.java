@@ -1,5 +1,6 @@
 package io.etcdoperator.sandbox.cli;
 
+import io.etcdoperator.sandbox.ObjectStore;
 import io.etcdoperator.sandbox.OperatorLauncher;
 import io.etcdoperator.sandbox.Sandbox;
 import io.etcdoperator.sandbox.SandboxConfig;
@@ -64,6 +65,14 @@ public final class SandboxCommand implements Callable<Integer> {
       description = "How long --until-ready waits, e.g. 90s, 5m (default: 5m).")
   Duration timeout;
 
+  @Option(
+      names = "--object-store",
+      description =
+          "Also run an S3-compatible object store (s3proxy, filesystem backend, on 127.0.0.1) with"
+              + " a bucket 'backups' and the Secret 's3-credentials'; prints its endpoint, the"
+              + " credentials and an EtcdBackup to try.")
+  boolean objectStore;
+
   private final OperatorLauncher launcher;
   private final PrintStream out;
   private final PrintStream err;
@@ -112,6 +121,7 @@ public final class SandboxCommand implements Callable<Integer> {
           "sandbox: kubectl --kubeconfig "
               + sandbox.config().kubeconfig()
               + " get etcdclusters,pods");
+      ObjectStore store = objectStore ? startObjectStore(sandbox) : null;
       apply(sandbox.client());
       Progress progress = new Progress(sandbox, out);
       String notReady = progress.awaitReady(untilReady ? timeout : null);
@@ -131,6 +141,45 @@ public final class SandboxCommand implements Callable<Integer> {
     } finally {
       sandbox.close();
     }
+  }
+
+  private ObjectStore startObjectStore(Sandbox sandbox) throws Exception {
+    ObjectStore store = ObjectStore.start(sandbox.config().stateDir().resolve("s3"), 0);
+    Runtime.getRuntime()
+        .addShutdownHook(
+            new Thread(
+                () -> {
+                  try {
+                    store.close();
+                  } catch (Exception e) {
+                    // going away anyway
+                  }
+                }));
+    store.createSecret(sandbox.client(), "default");
+    out.println(
+        "sandbox: object store "
+            + store.endpoint()
+            + " (s3proxy, objects under "
+            + store.dir()
+            + "), bucket "
+            + ObjectStore.BUCKET
+            + ", AWS_ACCESS_KEY_ID="
+            + ObjectStore.ACCESS_KEY
+            + " AWS_SECRET_ACCESS_KEY="
+            + ObjectStore.SECRET_KEY
+            + ", Secret default/"
+            + ObjectStore.SECRET);
+    Path sample = sandbox.config().stateDir().resolve("etcdbackup-sample.yaml");
+    Files.writeString(sample, store.sampleBackup("test"));
+    out.println(
+        "sandbox: try a backup: kubectl --kubeconfig "
+            + sandbox.config().kubeconfig()
+            + " apply -f "
+            + sample
+            + " && kubectl --kubeconfig "
+            + sandbox.config().kubeconfig()
+            + " get etcdbackups");
+    return store;
   }
 
   private void apply(KubernetesClient client) throws IOException {
@@ -179,6 +228,9 @@ public final class SandboxCommand implements Callable<Integer> {
     }
     args.add("--timeout");
     args.add(timeout.toString());
+    if (objectStore) {
+      args.add("--object-store");
+    }
     return args;
   }
 }

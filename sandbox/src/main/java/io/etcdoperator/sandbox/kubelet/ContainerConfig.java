@@ -103,6 +103,12 @@ public record ContainerConfig(
       }
     }
     List<String> command = nullSafe(c.getCommand());
+    if (command.isEmpty() && OperatorImage.matches(c.getImage())) {
+      // the operator's image: its entrypoint, as this JVM's classes (see OperatorImage)
+      List<String> args =
+          nullSafe(c.getArgs()).stream().map(a -> EnvExpansion.expand(a, env)).toList();
+      return new ContainerConfig(OperatorImage.argv(args), env, false, java.util.Optional.empty());
+    }
     List<String> argv = new ArrayList<>();
     boolean etcd;
     String tool;

@@ -187,7 +187,7 @@ final class ContainerRunner {
       while (true) {
         ContainerConfig config;
         try {
-          config = pod.resolve(container);
+          config = pod.resolveImage(container);
         } catch (EtcdImages.ImageUnavailable e) {
           setState(waiting(pulls++ == 0 ? "ErrImagePull" : "ImagePullBackOff", e.getMessage()));
           if (!pause(pod.backoff(Math.max(quickFailures++, 1)))) {
@@ -492,11 +492,15 @@ final class ContainerRunner {
 
   /**
    * The termination message, as the kubelet writes it: with {@code FallbackToLogsOnError}, when the
-   * container failed, the tail of what it printed (its last 80 lines, at most 2048 bytes).
-   * Termination message files ({@code terminationMessagePath}) are not read: no process here writes
-   * one.
+   * container failed, the tail of what it printed (its last 80 lines, at most 2048 bytes). A
+   * message the container wrote to its termination message file ({@code terminationMessagePath}, a
+   * file of the pod bind-mounted there, emptied before each start) comes first, as on a kubelet.
    */
   private String terminationMessage(int exit, long logOffset) {
+    String written = pod.terminationMessage(container);
+    if (!written.isEmpty()) {
+      return written;
+    }
     if (exit == 0 || !"FallbackToLogsOnError".equals(container.getTerminationMessagePolicy())) {
       return null;
     }

@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ScheduledExecutorService;
 import org.slf4j.Logger;
@@ -316,12 +317,46 @@ final class PodWorker {
     return cfg;
   }
 
+  /** The container's config as it runs here: the operator's image as this JVM's classes. */
+  ContainerConfig resolveImage(Container c) throws ContainerConfig.ConfigError {
+    ContainerConfig cfg = resolve(c);
+    if (OperatorImage.runs(c)) {
+      // the restore agent runs etcd's own tools: those of the etcd this pod's members run
+      Optional<String> tools = etcdToolsDir();
+      if (tools.isPresent()) {
+        Map<String, String> env = new LinkedHashMap<>(cfg.env());
+        env.putIfAbsent("ETCD_TOOLS_DIR", tools.get());
+        return new ContainerConfig(cfg.argv(), env, false, cfg.image());
+      }
+    }
+    return cfg;
+  }
+
+  /** The bin directory of the etcd the pod's etcd container runs (its image's version). */
+  private Optional<String> etcdToolsDir() {
+    for (Container c : pod.getSpec().getContainers()) {
+      if ("etcd".equals(c.getName())) {
+        try {
+          return Optional.of(kubelet.etcdImages().resolve(c.getImage()).bin().toString());
+        } catch (EtcdImages.ImageUnavailable e) {
+          return Optional.empty();
+        }
+      }
+    }
+    return Optional.empty();
+  }
+
   Process launch(Container c, ContainerConfig cfg) throws IOException {
     List<ProcessLauncher.Mount> mounts = new ArrayList<>();
     if (c.getVolumeMounts() != null) {
       for (VolumeMount m : c.getVolumeMounts()) {
         mounts.add(volumes.mount(m));
       }
+    }
+    if (!cfg.etcd()) {
+      mounts.add(
+          new ProcessLauncher.Mount(
+              volumes.terminationFile(c.getName()), terminationMessagePath(c), false));
     }
     String hostname =
         pod.getSpec().getHostname() != null
@@ -409,6 +444,18 @@ final class PodWorker {
       throw new ContainerConfig.ConfigError(
           "container's runAsUser breaks non-root policy " + which);
     }
+  }
+
+  /** Where the container writes its termination message (default /dev/termination-log). */
+  static String terminationMessagePath(Container c) {
+    return c.getTerminationMessagePath() == null || c.getTerminationMessagePath().isBlank()
+        ? "/dev/termination-log"
+        : c.getTerminationMessagePath();
+  }
+
+  /** What the container wrote to its termination message file, at most 4096 bytes, or "". */
+  String terminationMessage(Container c) {
+    return volumes.readTermination(c.getName());
   }
 
   Path logFile(Container c) {

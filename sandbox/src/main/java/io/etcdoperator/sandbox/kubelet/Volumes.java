@@ -44,6 +44,27 @@ final class Volumes {
     this.claims = claims;
   }
 
+  /** The container's termination message file, emptied: bind-mounted at its message path. */
+  Path terminationFile(String container) throws IOException {
+    Path f = podDir.resolve("termination").resolve(container);
+    Files.createDirectories(f.getParent());
+    Files.write(f, new byte[0]);
+    return f;
+  }
+
+  /** What the container wrote there (at most 4096 bytes, as the kubelet keeps), or "". */
+  String readTermination(String container) {
+    Path f = podDir.resolve("termination").resolve(container);
+    try {
+      byte[] b = Files.exists(f) ? Files.readAllBytes(f) : new byte[0];
+      String s =
+          new String(b, 0, Math.min(b.length, 4096), java.nio.charset.StandardCharsets.UTF_8);
+      return s.trim();
+    } catch (IOException e) {
+      return "";
+    }
+  }
+
   /** Claim name to directory, for every persistentVolumeClaim volume of the pod. */
   Map<String, Path> claims() {
     return claims;

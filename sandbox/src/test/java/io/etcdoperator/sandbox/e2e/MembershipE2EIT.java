@@ -19,7 +19,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Membership changes end to end, one spec change at a time, with a writer running throughout and
  * nothing it was told was written lost: 3 -> 5 -> 3 -> 1 (a roll of the one member) -> 3 on claims
  * former members left behind -> 0 (hibernate) -> 3 -> 5-then-3 before the first change finished ->
- * 4 -> 3 with {@code whenScaled: Delete}.
+ * 4 -> 3 with {@code whenScaled: Delete} (the operator deletes the claims of removed members; the
+ * StatefulSet's own policy stays Retain).
  *
  * <p>What is checked against etcd itself: members are added as learners and promoted, removed from
  * the highest ordinal, the leader only after leadership moved off it (the test hands leadership to
@@ -169,10 +170,31 @@ class MembershipE2EIT {
         writer.mark("scale 4 -> 3 (whenScaled Delete)");
         down = test.awaitConverged(test.scale(3), 3, STEP);
         print("scale 4 -> 3", down, 1, calls, from);
+        // The operator deletes them (the StatefulSet's own policy stays Retain): test-3's, and
+        // test-4's, which an earlier scale-down under Retain had left.
         await()
             .atMost(Duration.ofSeconds(20))
             .until(() -> !test.claims().containsKey("data-test-3"));
-        assertThat(test.claims()).containsKey("data-test-4").doesNotContainValue(four);
+        await()
+            .atMost(Duration.ofSeconds(20))
+            .until(() -> !test.claims().containsKey("data-test-4"));
+        assertThat(test.claims()).doesNotContainValue(four).hasSize(3);
+        assertThat(calls.since(from))
+            .extracting(CallLog.Call::label)
+            .contains(
+                "k8s delete PersistentVolumeClaim data-test-3",
+                "k8s delete PersistentVolumeClaim data-test-4");
+        assertThat(
+                e2e.client()
+                    .apps()
+                    .statefulSets()
+                    .inNamespace("default")
+                    .withName("test")
+                    .get()
+                    .getSpec()
+                    .getPersistentVolumeClaimRetentionPolicy()
+                    .getWhenScaled())
+            .isEqualTo("Retain");
         assertThat(test.memberIds()).isEqualTo(three);
 
         WriterReport report = writer.report();

@@ -1,0 +1,63 @@
+package io.etcdoperator.operator.reconcile;
+
+import io.etcdoperator.api.v1alpha1.EtcdBackup;
+import io.etcdoperator.api.v1alpha1.EtcdBackupStatus;
+import io.etcdoperator.api.v1alpha1.EtcdCluster;
+import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
+import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The EtcdBackups of each cluster, as the cluster controller sees them: a cache of every backup,
+ * mapped to its cluster by {@code spec.clusterRef.name}, so that a cluster whose data is gone can
+ * name its newest complete backup as the way out.
+ */
+final class Backups {
+  private Backups() {}
+
+  static InformerEventSource<EtcdBackup, EtcdCluster> source(
+      EventSourceContext<EtcdCluster> context) {
+    var config =
+        InformerEventSourceConfiguration.from(EtcdBackup.class, EtcdCluster.class)
+            .withName("etcdbackups")
+            .withSecondaryToPrimaryMapper(
+                (EtcdBackup b) ->
+                    b.getSpec() == null
+                            || b.getSpec().getClusterRef() == null
+                            || b.getSpec().getClusterRef().getName() == null
+                        ? Set.of()
+                        : Set.of(
+                            new ResourceID(
+                                b.getSpec().getClusterRef().getName(),
+                                b.getMetadata().getNamespace())))
+            .build();
+    return new InformerEventSource<>(config, context);
+  }
+
+  /** The newest complete backup, described: name, revision, when, where. */
+  static Optional<String> newest(Collection<EtcdBackup> backups) {
+    return backups.stream()
+        .filter(
+            b ->
+                b.getStatus() != null && EtcdBackupStatus.COMPLETE.equals(b.getStatus().getPhase()))
+        .filter(
+            b -> b.getStatus().getSnapshot() != null && b.getStatus().getCompletionTime() != null)
+        .max(Comparator.comparing(b -> b.getStatus().getCompletionTime()))
+        .map(
+            b ->
+                "EtcdBackup "
+                    + b.getMetadata().getName()
+                    + " (revision "
+                    + b.getStatus().getSnapshot().getRevision()
+                    + ", taken "
+                    + b.getStatus().getCompletionTime()
+                    + ", "
+                    + b.getStatus().getSnapshot().getUri()
+                    + ")");
+  }
+}

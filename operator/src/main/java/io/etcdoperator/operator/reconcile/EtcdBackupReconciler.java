@@ -1,0 +1,252 @@
+package io.etcdoperator.operator.reconcile;
+
+import io.etcdoperator.api.v1alpha1.EtcdBackup;
+import io.etcdoperator.api.v1alpha1.EtcdBackupStatus;
+import io.etcdoperator.api.v1alpha1.EtcdCluster;
+import io.etcdoperator.operator.etcd.EtcdHttp;
+import io.etcdoperator.operator.etcd.EtcdService;
+import io.etcdoperator.operator.model.BackupPods;
+import io.etcdoperator.operator.model.BackupSpecs;
+import io.etcdoperator.operator.model.Names;
+import io.etcdoperator.operator.observe.ClusterObserver;
+import io.etcdoperator.operator.observe.ClusterView;
+import io.etcdoperator.operator.plan.BackupPlan;
+import io.etcdoperator.operator.plan.BackupView;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ContainerStatus;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.api.reconciler.DeleteControl;
+import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
+import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
+import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
+import io.javaoperatorsdk.operator.processing.event.source.EventSource;
+import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The EtcdBackup controller: observe (the backup, its cluster's objects and a probe of its members,
+ * the agent pod), plan ({@link BackupPlan}, pure), act (create or delete the agent pod), report
+ * (the status, written when it changed). The snapshot itself is taken by the agent pod ({@link
+ * io.etcdoperator.operator.backup.BackupAgent} says why there); this controller survives being
+ * killed at any point, since all it knows is in the world: the pod and the backup's status.
+ *
+ * <p>Deleting a backup that carries {@value Names#DELETE_DATA_ANNOTATION}{@code : "true"} (a
+ * schedule's backups do) first runs a pod that deletes its snapshot and manifest; the object goes
+ * once that pod succeeded. A deletion that fails is retried every {@link #RETRY_DELETE}; removing
+ * the annotation lets the object go and keeps the data.
+ */
+public final class EtcdBackupReconciler implements Reconciler<EtcdBackup>, Cleaner<EtcdBackup> {
+  private static final Logger LOG = LoggerFactory.getLogger(EtcdBackupReconciler.class);
+  static final Duration RETRY_DELETE = Duration.ofSeconds(10);
+
+  private final Clock clock;
+  private final String image;
+  private final ClusterObserver observer;
+
+  public EtcdBackupReconciler(EtcdService etcd, EtcdHttp metrics, Clock clock, String image) {
+    this.clock = clock;
+    this.image = image;
+    this.observer = new ClusterObserver(etcd, metrics, clock);
+  }
+
+  @Override
+  public List<EventSource<?, EtcdBackup>> prepareEventSources(
+      EventSourceContext<EtcdBackup> context) {
+    var config =
+        InformerEventSourceConfiguration.from(Pod.class, EtcdBackup.class)
+            .withName("backup-pods")
+            .withLabelSelector(Names.BACKUP_LABEL)
+            .withSecondaryToPrimaryMapper(
+                (Pod p) ->
+                    Set.of(
+                        new ResourceID(
+                            p.getMetadata().getLabels().get(Names.BACKUP_LABEL),
+                            p.getMetadata().getNamespace())))
+            .build();
+    return List.of(new InformerEventSource<>(config, context));
+  }
+
+  @Override
+  public UpdateControl<EtcdBackup> reconcile(EtcdBackup backup, Context<EtcdBackup> context) {
+    KubernetesClient client = context.getClient();
+    BackupView view = observe(backup, client);
+    BackupPlan.Decision d = BackupPlan.decide(view);
+    act(backup, client, d.action());
+    EtcdBackupStatus previous = backup.getStatus();
+    if (!d.status().equals(previous)) {
+      backup.setStatus(d.status());
+      try {
+        client.resource(backup).updateStatus();
+      } catch (KubernetesClientException e) {
+        if (e.getCode() != 409) {
+          throw e;
+        }
+        return UpdateControl.<EtcdBackup>noUpdate().rescheduleAfter(Duration.ofMillis(250));
+      }
+      LOG.info(
+          "EtcdBackup {}/{}: {} ({})",
+          backup.getMetadata().getNamespace(),
+          backup.getMetadata().getName(),
+          d.status().getPhase(),
+          d.rule());
+    }
+    UpdateControl<EtcdBackup> control = UpdateControl.noUpdate();
+    return d.requeueAfter().map(control::rescheduleAfter).orElse(control);
+  }
+
+  private BackupView observe(EtcdBackup backup, KubernetesClient client) {
+    var meta = backup.getMetadata();
+    String ns = meta.getNamespace();
+    String cluster =
+        backup.getSpec() == null || backup.getSpec().getClusterRef() == null
+            ? ""
+            : String.valueOf(backup.getSpec().getClusterRef().getName());
+    Optional<BackupView.AgentPod> pod =
+        Optional.ofNullable(
+                client.pods().inNamespace(ns).withName(Names.backupPod(meta.getName())).get())
+            .map(EtcdBackupReconciler::agentPod);
+    Optional<ClusterView> clusterView = Optional.empty();
+    boolean finished =
+        backup.getStatus() != null
+            && (EtcdBackupStatus.COMPLETE.equals(backup.getStatus().getPhase())
+                || EtcdBackupStatus.FAILED.equals(backup.getStatus().getPhase()));
+    if (!finished
+        && !cluster.isBlank()
+        && client.resources(EtcdCluster.class).inNamespace(ns).withName(cluster).get() != null) {
+      clusterView = Optional.of(observeCluster(client, ns, cluster));
+    }
+    Instant created =
+        meta.getCreationTimestamp() == null
+            ? clock.instant()
+            : Instant.parse(meta.getCreationTimestamp());
+    return new BackupView(
+        clock.instant(),
+        meta.getName(),
+        ns,
+        cluster,
+        created,
+        Optional.ofNullable(backup.getStatus()),
+        clusterView,
+        BackupSpecs.validate(backup),
+        pod);
+  }
+
+  /** The cluster's objects (read from the API: this controller keeps no cache of them). */
+  private ClusterView observeCluster(KubernetesClient client, String ns, String cluster) {
+    Map<String, String> selector = Names.selectorLabels(cluster);
+    StatefulSet sts =
+        client.apps().statefulSets().inNamespace(ns).withName(Names.statefulSet(cluster)).get();
+    List<Pod> pods = client.pods().inNamespace(ns).withLabels(selector).list().getItems();
+    List<PersistentVolumeClaim> claims =
+        client.persistentVolumeClaims().inNamespace(ns).withLabels(selector).list().getItems();
+    ConfigMap state =
+        client.configMaps().inNamespace(ns).withName(Names.clusterStateConfigMap(cluster)).get();
+    return observer.observe(
+        ns,
+        cluster,
+        new ClusterObserver.Objects(
+            Optional.ofNullable(sts), pods, claims, Optional.ofNullable(state), Optional.empty()));
+  }
+
+  static BackupView.AgentPod agentPod(Pod p) {
+    String phase =
+        p.getStatus() == null || p.getStatus().getPhase() == null
+            ? "Pending"
+            : p.getStatus().getPhase();
+    Optional<ContainerStatus> c =
+        p.getStatus() == null || p.getStatus().getContainerStatuses() == null
+            ? Optional.empty()
+            : p.getStatus().getContainerStatuses().stream().findFirst();
+    var state = c.map(ContainerStatus::getState);
+    var terminated = state.map(s -> s.getTerminated());
+    var waiting = state.map(s -> s.getWaiting());
+    Optional<Instant> started =
+        state
+            .map(s -> s.getRunning() != null ? s.getRunning().getStartedAt() : null)
+            .or(() -> terminated.map(t -> t.getStartedAt()))
+            .map(Instant::parse);
+    return new BackupView.AgentPod(
+        p.getMetadata().getName(),
+        phase,
+        started,
+        terminated.map(t -> t.getMessage()).orElse(""),
+        terminated.map(t -> t.getExitCode()),
+        waiting.map(w -> w.getReason()).orElse(""),
+        waiting.map(w -> w.getMessage()).orElse(""));
+  }
+
+  private void act(EtcdBackup backup, KubernetesClient client, BackupPlan.Action action) {
+    if (action instanceof BackupPlan.Action.CreatePod create) {
+      Pod pod = BackupPods.backup(backup, create.member(), create.clientUrl(), image);
+      try {
+        client.resource(pod).create();
+      } catch (KubernetesClientException e) {
+        if (e.getCode() != 409) {
+          throw e;
+        }
+      }
+    } else if (action instanceof BackupPlan.Action.DeletePod delete) {
+      client
+          .pods()
+          .inNamespace(backup.getMetadata().getNamespace())
+          .withName(delete.name())
+          .delete();
+    }
+  }
+
+  @Override
+  public DeleteControl cleanup(EtcdBackup backup, Context<EtcdBackup> context) {
+    var meta = backup.getMetadata();
+    boolean deleteData =
+        meta.getAnnotations() != null
+            && "true".equals(meta.getAnnotations().get(Names.DELETE_DATA_ANNOTATION));
+    if (!deleteData || backup.getStatus() == null || backup.getStatus().getStartTime() == null) {
+      return DeleteControl.defaultDelete();
+    }
+    KubernetesClient client = context.getClient();
+    var pods = client.pods().inNamespace(meta.getNamespace());
+    Pod pod = pods.withName(Names.backupDeletePod(meta.getName())).get();
+    if (pod == null) {
+      try {
+        client.resource(BackupPods.delete(backup, image)).create();
+      } catch (KubernetesClientException e) {
+        if (e.getCode() != 409) {
+          throw e;
+        }
+      }
+      return DeleteControl.noFinalizerRemoval().rescheduleAfter(Duration.ofSeconds(1));
+    }
+    String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
+    if ("Succeeded".equals(phase)) {
+      LOG.info("EtcdBackup {}/{}: its data was deleted", meta.getNamespace(), meta.getName());
+      return DeleteControl.defaultDelete();
+    }
+    if ("Failed".equals(phase)) {
+      LOG.warn(
+          "EtcdBackup {}/{}: deleting its data failed ({}); trying again in {} s",
+          meta.getNamespace(),
+          meta.getName(),
+          agentPod(pod).message(),
+          RETRY_DELETE.toSeconds());
+      pods.withName(pod.getMetadata().getName()).delete();
+      return DeleteControl.noFinalizerRemoval().rescheduleAfter(RETRY_DELETE);
+    }
+    return DeleteControl.noFinalizerRemoval().rescheduleAfter(Duration.ofSeconds(1));
+  }
+}

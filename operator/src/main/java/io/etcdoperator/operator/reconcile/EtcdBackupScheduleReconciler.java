@@ -1,0 +1,244 @@
+package io.etcdoperator.operator.reconcile;
+
+import io.etcdoperator.api.v1alpha1.EtcdBackup;
+import io.etcdoperator.api.v1alpha1.EtcdBackupSchedule;
+import io.etcdoperator.api.v1alpha1.EtcdBackupScheduleSpec;
+import io.etcdoperator.api.v1alpha1.EtcdBackupSpec;
+import io.etcdoperator.operator.model.BackupPods;
+import io.etcdoperator.operator.model.BackupSpecs;
+import io.etcdoperator.operator.model.Names;
+import io.etcdoperator.operator.plan.SchedulePlan;
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
+import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
+import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
+import io.javaoperatorsdk.operator.processing.event.source.EventSource;
+import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The EtcdBackupSchedule controller: reads the schedule and the EtcdBackups it owns (by label),
+ * asks {@link SchedulePlan} (pure) what to create and delete, does it, and writes the status. The
+ * backups it creates carry the schedule's label, the firing in an annotation and {@value
+ * Names#DELETE_DATA_ANNOTATION} (deleting one deletes its data, as retention does); they have no
+ * owner reference, so that deleting the schedule keeps them and their data.
+ */
+public final class EtcdBackupScheduleReconciler implements Reconciler<EtcdBackupSchedule> {
+  private static final Logger LOG = LoggerFactory.getLogger(EtcdBackupScheduleReconciler.class);
+  private final Clock clock;
+  private final String image;
+
+  public EtcdBackupScheduleReconciler(Clock clock) {
+    this(clock, Names.DEFAULT_OPERATOR_IMAGE);
+  }
+
+  /**
+   * @param image what the archiver pod of a continuous backup runs
+   */
+  public EtcdBackupScheduleReconciler(Clock clock, String image) {
+    this.clock = clock;
+    this.image = image;
+  }
+
+  @Override
+  public List<EventSource<?, EtcdBackupSchedule>> prepareEventSources(
+      EventSourceContext<EtcdBackupSchedule> context) {
+    var config =
+        InformerEventSourceConfiguration.from(EtcdBackup.class, EtcdBackupSchedule.class)
+            .withName("scheduled-backups")
+            .withLabelSelector(Names.SCHEDULE_LABEL)
+            .withSecondaryToPrimaryMapper(
+                (EtcdBackup b) ->
+                    Set.of(
+                        new ResourceID(
+                            b.getMetadata().getLabels().get(Names.SCHEDULE_LABEL),
+                            b.getMetadata().getNamespace())))
+            .build();
+    return List.of(new InformerEventSource<>(config, context));
+  }
+
+  @Override
+  public UpdateControl<EtcdBackupSchedule> reconcile(
+      EtcdBackupSchedule schedule, Context<EtcdBackupSchedule> context) {
+    KubernetesClient client = context.getClient();
+    var meta = schedule.getMetadata();
+    List<EtcdBackup> owned =
+        client
+            .resources(EtcdBackup.class)
+            .inNamespace(meta.getNamespace())
+            .withLabel(Names.SCHEDULE_LABEL, meta.getName())
+            .list()
+            .getItems();
+    SchedulePlan.Decision d = SchedulePlan.decide(view(schedule, owned), schedule.getStatus());
+    d.create().ifPresent(c -> create(client, schedule, c));
+    for (String name : d.delete()) {
+      LOG.info(
+          "EtcdBackupSchedule {}/{}: deleting old backup {}",
+          meta.getNamespace(),
+          meta.getName(),
+          name);
+      client.resources(EtcdBackup.class).inNamespace(meta.getNamespace()).withName(name).delete();
+    }
+    d.status().setChangeLog(archiver(client, schedule, d));
+    if (!d.status().equals(schedule.getStatus())) {
+      schedule.setStatus(d.status());
+      try {
+        client.resource(schedule).updateStatus();
+      } catch (KubernetesClientException e) {
+        if (e.getCode() != 409) {
+          throw e;
+        }
+      }
+    }
+    return UpdateControl.<EtcdBackupSchedule>noUpdate().rescheduleAfter(d.requeueAfter());
+  }
+
+  /**
+   * Continuous backup: keeps the archiver pod running while {@code spec.continuous.enabled} (one
+   * pod of a fixed name, so never two writers of the log; a pod that ended is replaced), deletes it
+   * otherwise; returns where the change log is, or null.
+   */
+  private String archiver(
+      KubernetesClient client, EtcdBackupSchedule schedule, SchedulePlan.Decision d) {
+    var meta = schedule.getMetadata();
+    var pods = client.pods().inNamespace(meta.getNamespace());
+    var pod = pods.withName(Names.archiverPod(meta.getName())).get();
+    var continuous = schedule.getSpec().getContinuous();
+    boolean valid =
+        d.status().getConditions().stream()
+            .noneMatch(c -> "Ready".equals(c.getType()) && "False".equals(c.getStatus()));
+    if (continuous == null || !Boolean.TRUE.equals(continuous.getEnabled()) || !valid) {
+      if (pod != null) {
+        pods.withName(pod.getMetadata().getName()).delete();
+      }
+      return null;
+    }
+    String phase = pod == null || pod.getStatus() == null ? null : pod.getStatus().getPhase();
+    if (pod == null) {
+      try {
+        client.resource(BackupPods.archiver(schedule, image)).create();
+      } catch (KubernetesClientException e) {
+        if (e.getCode() != 409) {
+          throw e;
+        }
+      }
+    } else if ("Failed".equals(phase) || "Succeeded".equals(phase)) {
+      pods.withName(pod.getMetadata().getName()).delete();
+    }
+    var dest = schedule.getSpec().getDestination();
+    String log = BackupPods.changeLog(schedule);
+    return dest.getS3() != null
+        ? "s3://" + dest.getS3().getBucket() + "/" + log
+        : "pvc://"
+            + dest.getPvc().getClaimName()
+            + (dest.getPvc().getSubPath() == null || dest.getPvc().getSubPath().isBlank()
+                ? ""
+                : "/" + dest.getPvc().getSubPath())
+            + "/"
+            + log;
+  }
+
+  private SchedulePlan.View view(EtcdBackupSchedule schedule, List<EtcdBackup> owned) {
+    var meta = schedule.getMetadata();
+    EtcdBackupScheduleSpec spec = schedule.getSpec();
+    List<String> problems = new ArrayList<>();
+    if (spec.getClusterRef() == null || spec.getClusterRef().getName() == null) {
+      problems.add("spec.clusterRef.name: clusterRef.name is required");
+    }
+    problems.addAll(BackupSpecs.destination(spec.getDestination(), "spec.destination", false));
+    var retention = spec.getRetention();
+    int keepLast =
+        retention != null && retention.getKeepLast() != null
+            ? retention.getKeepLast()
+            : spec.getSuccessfulJobsHistoryLimit() == null
+                ? 3
+                : spec.getSuccessfulJobsHistoryLimit();
+    List<SchedulePlan.OwnedBackup> backups = new ArrayList<>();
+    for (EtcdBackup b : owned) {
+      if (b.getMetadata().getDeletionTimestamp() != null) {
+        continue;
+      }
+      var status = b.getStatus();
+      Map<String, String> annotations =
+          b.getMetadata().getAnnotations() == null ? Map.of() : b.getMetadata().getAnnotations();
+      Instant scheduledAt =
+          Optional.ofNullable(annotations.get(Names.SCHEDULED_AT_ANNOTATION))
+              .map(Instant::parse)
+              .orElse(Instant.parse(b.getMetadata().getCreationTimestamp()));
+      Optional<Condition> failed =
+          status == null
+              ? Optional.empty()
+              : status.getConditions().stream()
+                  .filter(c -> "Failed".equals(c.getType()) && "True".equals(c.getStatus()))
+                  .findFirst();
+      backups.add(
+          new SchedulePlan.OwnedBackup(
+              b.getMetadata().getName(),
+              scheduledAt,
+              status == null ? null : status.getPhase(),
+              Optional.ofNullable(status == null ? null : status.getCompletionTime())
+                  .map(Instant::parse),
+              failed.map(Condition::getReason).orElse(""),
+              failed.map(Condition::getMessage).orElse("")));
+    }
+    return new SchedulePlan.View(
+        clock.instant(),
+        meta.getName(),
+        spec.getSchedule(),
+        Instant.parse(meta.getCreationTimestamp()),
+        problems,
+        keepLast,
+        retention == null || retention.getKeepFor() == null ? "" : retention.getKeepFor(),
+        spec.getFailedJobsHistoryLimit() == null ? 1 : spec.getFailedJobsHistoryLimit(),
+        Optional.ofNullable(schedule.getStatus())
+            .map(s -> s.getLastScheduleTime())
+            .map(Instant::parse),
+        backups);
+  }
+
+  private static void create(
+      KubernetesClient client, EtcdBackupSchedule schedule, SchedulePlan.Create c) {
+    var meta = schedule.getMetadata();
+    EtcdBackup b = new EtcdBackup();
+    b.getMetadata().setName(c.name());
+    b.getMetadata().setNamespace(meta.getNamespace());
+    b.getMetadata().setLabels(Map.of(Names.SCHEDULE_LABEL, meta.getName()));
+    b.getMetadata()
+        .setAnnotations(
+            Map.of(
+                Names.SCHEDULED_AT_ANNOTATION,
+                c.scheduledAt().toString(),
+                Names.DELETE_DATA_ANNOTATION,
+                "true"));
+    // no owner reference: deleting the schedule keeps its backups and their data
+    EtcdBackupSpec spec = new EtcdBackupSpec();
+    spec.setClusterRef(schedule.getSpec().getClusterRef());
+    spec.setDestination(schedule.getSpec().getDestination());
+    b.setSpec(spec);
+    try {
+      client.resource(b).create();
+      LOG.info(
+          "EtcdBackupSchedule {}/{}: created backup {}",
+          meta.getNamespace(),
+          meta.getName(),
+          c.name());
+    } catch (KubernetesClientException e) {
+      if (e.getCode() != 409) {
+        throw e;
+      }
+    }
+  }
+}
