@@ -169,10 +169,6 @@ class SeedManifestsE2EIT {
    * and etcd runs as that uid on a volume the fsGroup owns.
    */
   @Test
-  @org.junit.jupiter.api.Disabled(
-      "needs the operator's restricted default pod template (issue 10 A7, on main): today its"
-          + " member pods set no securityContext and the sandbox's Pod Security Admission refuses"
-          + " them (FailedCreate on the StatefulSet)")
   void theFixedManifestBecomesReadyInANamespaceThatEnforcesRestricted() throws Exception {
     try (Sandbox sandbox = Sandbox.start(SandboxConfig.defaults(dir), operator())) {
       sandbox

@@ -404,8 +404,11 @@ final class PodWorker {
     if (uid == null && gid == null && groups.isEmpty() && !noNewPrivs) {
       return null;
     }
-    return new ProcessLauncher.RunAs(
-        uid == null ? 0 : uid, gid == null ? 0 : gid, groups, noNewPrivs);
+    long user = uid == null ? 0 : uid;
+    // The operator's image is this JVM's class path, whose jars (under root's home) an image would
+    // ship readable by its user: a non-root container of it may read and search any file.
+    List<String> caps = user != 0 && OperatorImage.runs(c) ? List.of("dac_read_search") : List.of();
+    return new ProcessLauncher.RunAs(user, gid == null ? 0 : gid, groups, noNewPrivs, caps);
   }
 
   /**

@@ -33,10 +33,13 @@ public final class ProcessLauncher {
    * @param gid primary group id
    * @param groups supplementary groups (fsGroup, supplementalGroups)
    * @param noNewPrivs set the no_new_privs bit
+   * @param ambientCaps capabilities kept across the change of user (names as setpriv takes them)
    */
-  public record RunAs(long uid, long gid, List<Long> groups, boolean noNewPrivs) {
+  public record RunAs(
+      long uid, long gid, List<Long> groups, boolean noNewPrivs, List<String> ambientCaps) {
     public RunAs {
       groups = List.copyOf(groups);
+      ambientCaps = List.copyOf(ambientCaps);
     }
   }
 
@@ -98,6 +101,10 @@ public final class ProcessLauncher {
               ? " --clear-groups"
               : " --groups="
                   + String.join(",", as.groups().stream().map(String::valueOf).toList()));
+      if (!as.ambientCaps().isEmpty()) {
+        String caps = String.join(",", as.ambientCaps().stream().map(c -> "+" + c).toList());
+        script.append(" --inh-caps=").append(caps).append(" --ambient-caps=").append(caps);
+      }
       if (as.noNewPrivs()) {
         script.append(" --no-new-privs");
       }
