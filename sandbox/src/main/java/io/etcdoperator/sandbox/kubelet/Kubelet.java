@@ -57,6 +57,7 @@ public final class Kubelet implements AutoCloseable {
   private SharedIndexInformer<Service> serviceInformer;
   private volatile boolean closed;
   private String dnsAddress;
+  private io.etcdoperator.sandbox.net.BlackHole blackHole;
 
   public Kubelet(
       KubernetesClient client, SandboxConfig config, String sandboxId, AddressPool addresses) {
@@ -257,6 +258,27 @@ public final class Kubelet implements AutoCloseable {
   }
 
   /** The worker of a pod, by namespace and name (the live one), or null. */
+  /**
+   * Partitions a pod from the operator (this JVM) or heals it (see {@link ClusterDns#partition}):
+   * its names resolve, in this JVM only, to a black hole on a loopback address of its own.
+   */
+  public void partition(String namespace, String name, boolean on) {
+    dns.partition(namespace, name, on, this::blackHoleAddress);
+  }
+
+  private synchronized String blackHoleAddress() {
+    if (blackHole == null) {
+      try {
+        blackHole =
+            new io.etcdoperator.sandbox.net.BlackHole(
+                addresses.acquire(), List.of(2379, 2380, 2381));
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    }
+    return blackHole.address();
+  }
+
   public PodHandle pod(String namespace, String name) {
     String key = namespace + "/" + name;
     for (PodWorker w : workers.values()) {
@@ -364,6 +386,13 @@ public final class Kubelet implements AutoCloseable {
     }
     scheduler.shutdownNow();
     dns.close();
+    synchronized (this) {
+      if (blackHole != null) {
+        blackHole.close();
+        addresses.release(blackHole.address());
+        blackHole = null;
+      }
+    }
     if (dnsAddress != null) {
       addresses.release(dnsAddress);
     }

@@ -24,7 +24,7 @@ import java.util.stream.Stream;
  * io.etcdoperator.sandbox.controller.VolumeController}), which outlives the pod; emptyDir,
  * configMap and secret volumes live in the pod's own directory and are deleted with the pod;
  * hostPath is the path itself. downwardAPI and projected volumes are empty directories (not filled
- * in).
+ * in). A pod's fsGroup is applied to every volume but hostPath ({@link #applyFsGroup}).
  */
 final class Volumes {
   /** A volume cannot be provided yet (its claim is missing, say); the pod waits. */
@@ -81,6 +81,9 @@ final class Volumes {
     Map<String, Path> claims = new HashMap<>();
     List<Volume> volumes =
         pod.getSpec().getVolumes() == null ? List.of() : pod.getSpec().getVolumes();
+    var psc = pod.getSpec().getSecurityContext();
+    Long fsGroup = psc == null ? null : psc.getFsGroup();
+    String fsGroupChangePolicy = psc == null ? null : psc.getFsGroupChangePolicy();
     for (Volume v : volumes) {
       Path dir = podDir.resolve("volumes").resolve(v.getName());
       if (v.getPersistentVolumeClaim() != null) {
@@ -130,9 +133,55 @@ final class Volumes {
       } else {
         Files.createDirectories(dir);
       }
+      if (fsGroup != null && v.getHostPath() == null) {
+        applyFsGroup(
+            dir,
+            fsGroup,
+            fsGroupChangePolicy,
+            v.getPersistentVolumeClaim() == null && v.getEmptyDir() == null);
+      }
       byName.put(v.getName(), dir);
     }
     return new Volumes(podDir, byName, claims);
+  }
+
+  /**
+   * fsGroup, as a kubelet applies it to a volume: everything in it gets the group, group read and
+   * write (and execute where the owner has it), directories the setgid bit so that new files get
+   * the group too. With {@code OnRootMismatch}, nothing is done when the volume's root already has
+   * them. Volumes the kubelet writes itself (configMap, secret) get the group and read only.
+   */
+  static void applyFsGroup(Path dir, long gid, String policy, boolean readOnly) throws IOException {
+    if ("OnRootMismatch".equals(policy)) {
+      Object g = Files.getAttribute(dir, "unix:gid");
+      int mode = (Integer) Files.getAttribute(dir, "unix:mode");
+      if (g instanceof Integer i && i == gid && (mode & 02070) == 02070) {
+        return;
+      }
+    }
+    String script =
+        readOnly
+            ? "chgrp -R \"$1\" \"$2\" && chmod -R g+rX \"$2\""
+            : "chgrp -R \"$1\" \"$2\" && chmod -R g+rwX \"$2\" && find \"$2\" -type d -exec chmod g+s {} +";
+    Process p =
+        new ProcessBuilder("/bin/sh", "-c", script, "fsgroup", String.valueOf(gid), dir.toString())
+            .redirectErrorStream(true)
+            .start();
+    try {
+      if (!p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS) || p.exitValue() != 0) {
+        throw new IOException(
+            "could not apply fsGroup "
+                + gid
+                + " to "
+                + dir
+                + ": "
+                + new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
+      }
+    } catch (InterruptedException e) {
+      p.destroyForcibly();
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted");
+    }
   }
 
   ProcessLauncher.Mount mount(VolumeMount m) throws IOException {
