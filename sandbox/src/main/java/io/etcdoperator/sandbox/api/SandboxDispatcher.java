@@ -646,6 +646,10 @@ public final class SandboxDispatcher extends KubernetesCrudDispatcher {
       }
     }
     list.set("items", items);
+    // The mock names its lists "List": kubectl describe decodes an EventList and shows no Events
+    // from anything else.
+    list.put("kind", "EventList");
+    list.put("apiVersion", "v1");
     MockResponse r = json(200, list.toString());
     if (wantsTable(request)) {
       ApiPath api = ApiPath.parse(base);

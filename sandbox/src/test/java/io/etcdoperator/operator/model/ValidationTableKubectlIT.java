@@ -74,7 +74,7 @@ class ValidationTableKubectlIT {
     }
     assertThat(accepted)
         .as("rows only the operator refuses (the schema cannot see them)")
-        .contains("an operator-owned option", "security, not supported yet")
+        .contains("an operator-owned option", "enableAuth on etcd 3.4")
         .doesNotContainAnyElementsOf(REFUSED_BY_THE_API.keySet());
   }
 
