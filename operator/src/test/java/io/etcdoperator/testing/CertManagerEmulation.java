@@ -68,6 +68,11 @@ public final class CertManagerEmulation {
     return secrets;
   }
 
+  /** The CA that the CA Certificate writing Secret {@code secretName} made (after issueAll). */
+  public TestPki.Ca ca(String secretName) {
+    return cas.get(secretName);
+  }
+
   /** Issues the Certificate {@code name} again (a renewal: a new key, the same CA). */
   public Map<String, byte[]> renew(String name) {
     return issue(certificates.get(name));

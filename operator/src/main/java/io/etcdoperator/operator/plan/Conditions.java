@@ -25,6 +25,7 @@ public final class Conditions {
   public static final String ROLL_STUCK = "RollStuck";
   public static final String UPGRADE_STUCK = "UpgradeStuck";
   public static final String UNSUPPORTED_VERSION = "UnsupportedVersionChange";
+  public static final String TLS_MODE_CHANGED = "TlsModeChanged";
   public static final String CANNOT_REACH_MEMBERS = "CannotReachMembers";
   public static final String CERTIFICATE_INVALID = "CertificateInvalid";
   public static final String ENABLING_AUTH = "EnablingAuth";

@@ -58,11 +58,25 @@ final class Decisions {
         new Step.Wait("usable TLS Secrets"),
         Keep.NOTHING,
         new Report(
-            available(s, reason, message),
+            availableOrUnknown(s, reason, message),
             line(false, reason, message),
             line(false, reason, message),
             line(true, reason, message)),
         INVALID_RESYNC);
+  }
+
+  /**
+   * Quorum as the members that answer see it; Unknown when none answers while some pod is Ready
+   * (the operator cannot see them, which says nothing about their quorum: with an unusable client
+   * certificate, or a spec whose scheme the members do not serve).
+   */
+  static Line availableOrUnknown(Situation s, String reason, String message) {
+    boolean anyAnswers = s.view().probes().values().stream().anyMatch(MemberProbe::reachable);
+    boolean anyReady =
+        s.view().pods().values().stream().anyMatch(io.etcdoperator.operator.observe.PodView::ready);
+    return !s.facts().quorum && !anyAnswers && anyReady
+        ? Line.unknown(reason, message)
+        : available(s, reason, message);
   }
 
   static Decision invalidSpec(Situation s, List<String> problems) {
@@ -79,6 +93,20 @@ final class Decisions {
         Keep.NOTHING,
         new Report(
             available(s, reason, "the spec is invalid and nothing was created"),
+            line(false, reason, message),
+            line(false, reason, message),
+            degraded(s, reason)),
+        INVALID_RESYNC);
+  }
+
+  /** TLS turned on or off for a running cluster: refused, touch nothing (see TlsModeChanged). */
+  static Decision tlsModeChanged(Situation s, String message) {
+    String reason = Conditions.TLS_MODE_CHANGED;
+    return new Decision(
+        new Step.None(),
+        Keep.NOTHING,
+        new Report(
+            availableOrUnknown(s, reason, message),
             line(false, reason, message),
             line(false, reason, message),
             degraded(s, reason)),

@@ -176,6 +176,48 @@ final class HaltRules {
   }
 
   /**
+   * The spec turns TLS on or off for a cluster that formed: its members' peer URLs in etcd's member
+   * list, or the client port their pods serve, use the other scheme. Rolling pods onto the new
+   * flags would leave each restarted member unable to talk to the others (peer URLs are stored in
+   * etcd and only a member update changes them), so the operator refuses and touches nothing: the
+   * StatefulSet keeps the template the members run. Migrating a running cluster is not supported.
+   */
+  static final class TlsModeChanged implements Rule {
+    @Override
+    public Optional<Decision> decide(Situation s) {
+      String peer = s.peerScheme();
+      String client = s.desired().security().clientScheme();
+      List<String> differ = new java.util.ArrayList<>();
+      for (Facts.Member m : s.facts().members) {
+        for (String url : m.etcd().peerUrls()) {
+          if (!url.startsWith(peer + "://")) {
+            differ.add(m.name() + " peer URL " + url);
+          }
+        }
+      }
+      // The pods too: with the spec's scheme the operator may not reach members that serve the
+      // other one, and then it has no member list to read.
+      s.view().pods().values().stream()
+          .filter(p -> !p.terminating() && !p.clientScheme().equals(client))
+          .forEach(p -> differ.add(p.name() + " serves clients over " + p.clientScheme()));
+      if (differ.isEmpty()) {
+        return Optional.empty();
+      }
+      String message =
+          "spec.security.tls: the spec asks for "
+              + peer
+              + " between members and "
+              + client
+              + " for clients, while the running cluster has "
+              + String.join(", ", differ)
+              + ": turning TLS on or off for a cluster that formed is not supported (restarted"
+              + " members could not reach the others); set spec.security back to what the"
+              + " members run, or create a new cluster with the TLS you want";
+      return Optional.of(Decisions.tlsModeChanged(s, message));
+    }
+  }
+
+  /**
    * A member whose pod is Ready (its kubelet's {@code /health} probe passed) does not answer the
    * operator, and its host does not refuse the connection either: the operator cannot see it, for
    * reasons that say nothing about the member (it runs outside the pod network, a NetworkPolicy or

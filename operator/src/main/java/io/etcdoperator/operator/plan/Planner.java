@@ -27,6 +27,8 @@ import java.util.Optional;
  *       invalid spec, touch nothing.
  *   <li><b>UnsupportedVersionChange</b>: the image names an etcd version more than one minor
  *       version past the cluster version, or below it; touch nothing.
+ *   <li><b>TlsModeChanged</b>: spec.security turns TLS on or off for a cluster that formed (its
+ *       members' peer URLs or client ports use the other scheme); refused, touch nothing.
  *   <li><b>CannotReachMembers</b>: members whose pods are Ready do not answer the operator: it
  *       cannot see them, so it touches nothing.
  *   <li><b>RebuildUnderWay</b>: a rebuild from a survivor the user opted into, carried through
@@ -89,6 +91,7 @@ public final class Planner {
           new HaltRules.AnotherCluster(),
           new HaltRules.StorageKindChanged(),
           new HaltRules.UnsupportedVersionChange(),
+          new HaltRules.TlsModeChanged(),
           new HaltRules.CannotReachMembers(),
           new SurvivorRebuild.RebuildUnderWay(),
           new MembershipRules.Hibernate(),

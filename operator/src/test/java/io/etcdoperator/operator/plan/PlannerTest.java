@@ -606,6 +606,7 @@ class PlannerTest {
             "a renewed certificate that does not match its key: a running cluster is left as it is",
             Views.secure(3, false),
             Views.healthy(3)
+                .https()
                 .tls(
                     new io.etcdoperator.operator.tls.TlsReport(
                         List.of(
@@ -624,9 +625,34 @@ class PlannerTest {
                 "True/QuorumHeld",
                 "False/CertificateInvalid")),
         row(
+            "the operator's client certificate unusable, no member answers: quorum unknown",
+            Views.secure(3, false),
+            Views.healthy(3)
+                .https()
+                .unreachable(0, "UNAVAILABLE: handshake failed")
+                .unreachable(1, "UNAVAILABLE: handshake failed")
+                .unreachable(2, "UNAVAILABLE: handshake failed")
+                .tls(
+                    new io.etcdoperator.operator.tls.TlsReport(
+                        List.of(
+                            new io.etcdoperator.operator.tls.TlsReport.Problem(
+                                "client-tls", "tls.crt", "is not signed by the client CA")),
+                        List.of(),
+                        List.of(),
+                        Optional.empty(),
+                        "",
+                        Optional.empty())),
+            expect(
+                "TlsNotUsable",
+                new Step.Wait("usable TLS Secrets"),
+                -1,
+                NONE,
+                "Unknown/CertificateInvalid",
+                "False/CertificateInvalid")),
+        row(
             "enableAuth and auth is off: turn it on as the certificate's user",
             Views.secure(3, true),
-            Views.healthy(3).tls(clientAs("root")).authEnabled(false),
+            Views.healthy(3).https().tls(clientAs("root")).authEnabled(false),
             expect(
                 "EnableAuth",
                 new Step.EnableAuth("root"),
@@ -637,13 +663,13 @@ class PlannerTest {
         row(
             "enableAuth and auth is on: ready",
             Views.secure(3, true),
-            Views.healthy(3).tls(clientAs("root")).authEnabled(true),
+            Views.healthy(3).https().tls(clientAs("root")).authEnabled(true),
             expect(
                 "InSync", new Step.None(), 3, EXISTING, "True/QuorumHeld", "True/AllMembersReady")),
         row(
             "enableAuth unset and auth is on: turn it off",
             Views.secure(3, false),
-            Views.healthy(3).tls(clientAs("root")).authEnabled(true),
+            Views.healthy(3).https().tls(clientAs("root")).authEnabled(true),
             expect(
                 "DisableAuth",
                 new Step.DisableAuth(),
@@ -654,8 +680,36 @@ class PlannerTest {
         row(
             "enableAuth, auth off, quorum lost: nothing until quorum is back",
             Views.secure(3, true),
-            Views.healthy(3).down(1).down(2).noLeader().tls(clientAs("root")).authEnabled(false),
+            Views.healthy(3)
+                .https()
+                .down(1)
+                .down(2)
+                .noLeader()
+                .tls(clientAs("root"))
+                .authEnabled(false),
             expect("QuorumLost", new Step.None(), 3, NONE, "False/QuorumLost", "False/QuorumLost")),
+        row(
+            "TLS asked for a running plaintext cluster: refused, nothing touched",
+            Views.secure(3, false),
+            Views.healthy(3).tls(clientAs("root")),
+            expect(
+                "TlsModeChanged",
+                new Step.None(),
+                -1,
+                NONE,
+                "True/QuorumHeld",
+                "False/TlsModeChanged")),
+        row(
+            "TLS removed from a running TLS cluster: refused, nothing touched",
+            target(3),
+            Views.healthy(3).https(),
+            expect(
+                "TlsModeChanged",
+                new Step.None(),
+                -1,
+                NONE,
+                "True/QuorumHeld",
+                "False/TlsModeChanged")),
         row(
             "roll: a follower first, highest ordinal",
             target(3),

@@ -638,11 +638,54 @@ final class Views {
     return this;
   }
 
+  /** Members and pods run with TLS: https peer URLs in the member list, pods serving https. */
+  Views https() {
+    https = true;
+    return this;
+  }
+
+  private boolean https;
+
   ClusterView build() {
+    List<MemberList.Entry> entries = members;
+    TreeMap<Integer, PodView> podViews = pods;
+    if (https) {
+      java.util.function.UnaryOperator<List<String>> secure =
+          urls -> urls.stream().map(u -> u.replaceFirst("^http://", "https://")).toList();
+      entries =
+          members.stream()
+              .map(
+                  e ->
+                      new MemberList.Entry(
+                          e.id(),
+                          e.name(),
+                          secure.apply(e.peerUrls()),
+                          secure.apply(e.clientUrls()),
+                          e.learner()))
+              .toList();
+      podViews = new TreeMap<>();
+      for (var e : pods.entrySet()) {
+        PodView p = e.getValue();
+        podViews.put(
+            e.getKey(),
+            new PodView(
+                p.name(),
+                p.ordinal(),
+                p.phase(),
+                p.ready(),
+                p.running(),
+                p.restartCount(),
+                p.terminating(),
+                p.podTemplateHash(),
+                p.createdAt(),
+                p.lastTermination(),
+                "https"));
+      }
+    }
     Optional<MemberList> list =
-        memberListKnown ? Optional.of(new MemberList(members, 0)) : Optional.empty();
+        memberListKnown ? Optional.of(new MemberList(entries, 0)) : Optional.empty();
     ClusterView view =
-        new ClusterView(NOW, sts, pods, claims, clusterState, probes, list, rebuildPod)
+        new ClusterView(NOW, sts, podViews, claims, clusterState, probes, list, rebuildPod)
             .withTls(tls, authEnabled);
     return clusterVersion == null ? view : view.withClusterVersion(clusterVersion);
   }
