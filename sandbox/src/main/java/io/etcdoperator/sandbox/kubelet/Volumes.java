@@ -143,11 +143,16 @@ final class Volumes {
     return files;
   }
 
-  /** The container's termination message file, emptied: bind-mounted at its message path. */
+  /**
+   * The container's termination message file, emptied: bind-mounted at its message path. Writable
+   * by anyone, as a kubelet makes it, so that a container running as a non-root user can leave its
+   * last words.
+   */
   Path terminationFile(String container) throws IOException {
     Path f = podDir.resolve("termination").resolve(container);
     Files.createDirectories(f.getParent());
     Files.write(f, new byte[0]);
+    Files.setPosixFilePermissions(f, AtomicFiles.permissions(0666));
     return f;
   }
 
