@@ -8,7 +8,14 @@ import java.util.Objects;
 
 /** TLS and authentication, as aenix v1alpha1 names them. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-@JsonPropertyOrder({"tls", "enableAuth"})
+@JsonPropertyOrder({"tls", "enableAuth", "peer", "clientServer"})
+@ValidationRule(
+    value = "!has(self.peer) && !has(self.clientServer)",
+    message =
+        "spec.security.peer and spec.security.clientServer are an older shape of aenix's API, not"
+            + " supported: name the Secrets in spec.security.tls (peerSecret,"
+            + " peerTrustedCASecret, serverSecret, serverTrustedCASecret, clientSecret,"
+            + " clientTrustedCASecret)")
 @ValidationRule(
     value =
         "!has(self.enableAuth) || !self.enableAuth || (has(self.tls) &&"
@@ -28,6 +35,32 @@ public class SecuritySpec {
           + " it, and authenticates with its client certificate (the certificate's CN is the"
           + " user). Needs serverSecret and clientSecret.")
   private Boolean enableAuth;
+
+  @JsonPropertyDescription(
+      "An older shape of aenix's API, kept only to be refused with a message: use"
+          + " spec.security.tls.")
+  private com.fasterxml.jackson.databind.JsonNode peer;
+
+  @JsonPropertyDescription(
+      "An older shape of aenix's API, kept only to be refused with a message: use"
+          + " spec.security.tls.")
+  private com.fasterxml.jackson.databind.JsonNode clientServer;
+
+  public com.fasterxml.jackson.databind.JsonNode getPeer() {
+    return peer;
+  }
+
+  public void setPeer(com.fasterxml.jackson.databind.JsonNode peer) {
+    this.peer = peer;
+  }
+
+  public com.fasterxml.jackson.databind.JsonNode getClientServer() {
+    return clientServer;
+  }
+
+  public void setClientServer(com.fasterxml.jackson.databind.JsonNode clientServer) {
+    this.clientServer = clientServer;
+  }
 
   public TlsSpec getTls() {
     return tls;
@@ -49,11 +82,13 @@ public class SecuritySpec {
   public boolean equals(Object o) {
     return o instanceof SecuritySpec s
         && Objects.equals(tls, s.tls)
-        && Objects.equals(enableAuth, s.enableAuth);
+        && Objects.equals(enableAuth, s.enableAuth)
+        && Objects.equals(peer, s.peer)
+        && Objects.equals(clientServer, s.clientServer);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(tls, enableAuth);
+    return Objects.hash(tls, enableAuth, peer, clientServer);
   }
 }

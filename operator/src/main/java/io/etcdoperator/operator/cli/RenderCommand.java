@@ -71,6 +71,7 @@ public final class RenderCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     List<HasMetadata> objects = new ArrayList<>();
+    List<String> notes = new ArrayList<>();
     int clusters = 0;
     boolean failed = false;
     for (String file : files) {
@@ -97,7 +98,20 @@ public final class RenderCommand implements Callable<Integer> {
         clusters++;
         String prefix = file + ": EtcdCluster " + doc.path("metadata").path("name").asText() + ": ";
         try {
-          objects.addAll(render(toCluster(doc)));
+          EtcdCluster cluster = toCluster(doc);
+          objects.addAll(render(cluster));
+          boolean emptyDir =
+              cluster.getSpec() != null
+                  && cluster.getSpec().getStorage() != null
+                  && cluster.getSpec().getStorage().getEmptyDir() != null;
+          notes.add(
+              prefix
+                  + "storage: "
+                  + (emptyDir
+                      ? "emptyDir (member data is lost whenever a pod is deleted)"
+                      : "a PersistentVolumeClaim per member"));
+          io.etcdoperator.operator.model.SpecNotices.of(cluster.getSpec())
+              .forEach(n -> notes.add(prefix + "warning: " + n));
         } catch (IllegalArgumentException e) {
           err.println(prefix + unreadable(e));
           failed = true;
@@ -115,6 +129,8 @@ public final class RenderCommand implements Callable<Integer> {
     if (failed) {
       return INVALID;
     }
+    // What each cluster's storage is, and what of its spec is not done, once all of it is valid.
+    notes.forEach(err::println);
     out.print(yaml(objects));
     out.flush();
     return 0;

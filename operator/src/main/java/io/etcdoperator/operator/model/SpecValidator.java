@@ -123,6 +123,19 @@ final class SpecValidator {
     if (security == null) {
       return;
     }
+    if (security.getPeer() != null) {
+      problem(
+          "spec.security.peer",
+          "is an older shape of aenix's API, not supported: name the peer Secrets in"
+              + " spec.security.tls.peerSecret and spec.security.tls.peerTrustedCASecret");
+    }
+    if (security.getClientServer() != null) {
+      problem(
+          "spec.security.clientServer",
+          "is an older shape of aenix's API, not supported: name the Secrets in"
+              + " spec.security.tls.serverSecret (and serverTrustedCASecret), and"
+              + " spec.security.tls.clientSecret with clientTrustedCASecret");
+    }
     TlsSpec tls = security.getTls() == null ? new TlsSpec() : security.getTls();
     Map<String, String> names = new LinkedHashMap<>();
     names.put("peerTrustedCASecret", tls.getPeerTrustedCASecret());
@@ -304,11 +317,9 @@ final class SpecValidator {
     if (storage == null) {
       return;
     }
-    if (storage.getEmptyDir() != null && storage.getVolumeClaimTemplate() != null) {
-      problem("spec.storage", "set exactly one of emptyDir or volumeClaimTemplate, not both");
-    }
     EmbeddedPersistentVolumeClaim claim = storage.getVolumeClaimTemplate();
-    if (claim != null) {
+    // Both kinds: emptyDir is used (aenix's rule), the claim template is not checked (SpecNotices).
+    if (claim != null && storage.getEmptyDir() == null) {
       templateMetadata("spec.storage.volumeClaimTemplate.metadata", claim.getMetadata());
       String field = "spec.storage.volumeClaimTemplate.spec.resources.requests.storage";
       Quantity size =

@@ -321,6 +321,14 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster> {
       computed = Failures.onProgressing(computed, f.reason(), f.message());
     }
     EtcdClusterStatus previous = cluster.getStatus();
+    List<String> notices = io.etcdoperator.operator.model.SpecNotices.of(cluster.getSpec());
+    if (!notices.isEmpty()) {
+      computed = Failures.withNotices(computed, notices);
+      Long seen = previous == null ? null : previous.getObservedGeneration();
+      if (seen == null || !seen.equals(cluster.getMetadata().getGeneration())) {
+        events.warning(cluster, "SpecIgnored", String.join("; ", notices));
+      }
+    }
     EtcdClusterStatus status =
         Escalation.apply(
             StatusMerger.merge(previous, computed, clock.instant()),

@@ -121,10 +121,7 @@ public final class CertificateCheck {
                 names(l, memberHosts(), true, "every member's peer URL host");
               });
     }
-    Optional<List<X509Certificate>> serverTrust =
-        security.serverTls()
-            ? security.operatorTrustSecret().flatMap(s -> bundle("serverCA", s))
-            : Optional.empty();
+    Optional<List<X509Certificate>> serverTrust = serverTrust();
     if (security.serverTls()) {
       leaf("server", security.serverSecret().get())
           .ifPresent(
@@ -204,6 +201,33 @@ public final class CertificateCheck {
     }
     validity(secret, Security.CERT_KEY, cert, true);
     return Optional.of(new Leaf(secret, chain, privateKey));
+  }
+
+  /**
+   * What the operator trusts for the members' server certificate: serverTrustedCASecret's ca.crt,
+   * else the server Secret's own ca.crt; invalid when neither is there.
+   */
+  private Optional<List<X509Certificate>> serverTrust() {
+    Optional<List<X509Certificate>> serverTrust = Optional.empty();
+    if (security.serverTls()) {
+      String trust = security.operatorTrustSecret().get();
+      Map<String, byte[]> held = secrets.get(trust);
+      if (trust.equals(security.serverSecret().get())
+          && held != null
+          && (held.get(Security.CA_KEY) == null || held.get(Security.CA_KEY).length == 0)) {
+        // aenix would skip verifying the members then; the operator does not.
+        invalid(
+            trust,
+            Security.CA_KEY,
+            "missing, and spec.security.tls.serverTrustedCASecret is not set: the operator"
+                + " verifies the members' server certificate against the server Secret's ca.crt"
+                + " when no serverTrustedCASecret is named; set serverTrustedCASecret to a Secret"
+                + " whose ca.crt holds the CA that signed it");
+      } else {
+        serverTrust = bundle("serverCA", trust);
+      }
+    }
+    return serverTrust;
   }
 
   private Optional<List<X509Certificate>> bundle(String use, String secret) {

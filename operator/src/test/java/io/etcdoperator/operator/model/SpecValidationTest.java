@@ -28,15 +28,27 @@ class SpecValidationTest {
             "spec.replicas: 0 with emptyDir storage would delete every member's data; only a"
                 + " cluster on a volumeClaimTemplate can hibernate"),
         row(
-            "both storage kinds",
+            "aenix's older security.peer shape",
             """
-            storage:
-              emptyDir: {}
-              volumeClaimTemplate:
-                spec:
-                  resources: {requests: {storage: 1Gi}}
+            security:
+              peer:
+                ca: {secretName: peer-ca}
+                cert: {secretName: peer-cert}
             """,
-            "spec.storage: set exactly one of emptyDir or volumeClaimTemplate, not both"),
+            "spec.security.peer: is an older shape of aenix's API, not supported: name the peer"
+                + " Secrets in spec.security.tls.peerSecret and"
+                + " spec.security.tls.peerTrustedCASecret"),
+        row(
+            "aenix's older security.clientServer shape",
+            """
+            security:
+              clientServer:
+                ca: {secretName: server-ca}
+                cert: {secretName: server-cert}
+            """,
+            "spec.security.clientServer: is an older shape of aenix's API, not supported: name the"
+                + " Secrets in spec.security.tls.serverSecret (and serverTrustedCASecret), and"
+                + " spec.security.tls.clientSecret with clientTrustedCASecret"),
         row(
             "an operator-owned option",
             "options: {data-dir: /elsewhere}",

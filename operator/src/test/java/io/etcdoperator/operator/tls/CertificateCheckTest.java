@@ -132,7 +132,8 @@ class CertificateCheckTest {
         Arguments.of(
             "no ca.crt for the operator to trust the server with",
             with(s -> s.put("server-tls", without(s.get("server-tls"), "ca.crt"))),
-            "Secret server-tls key ca.crt: missing (the Secret has tls.crt, tls.key)"),
+            "Secret server-tls key ca.crt: missing, and spec.security.tls.serverTrustedCASecret is"
+                + " not set"),
         Arguments.of(
             "a key that is not the certificate's",
             with(
@@ -366,6 +367,22 @@ class CertificateCheckTest {
     assertThat(r.certificates())
         .extracting(CertificateStatus::getUse)
         .containsExactly("serverCA", "server");
+  }
+
+  @Test
+  void aServerSecretWithoutItsCaAndNoServerTrustedCaSaysWhatToSet() {
+    // aenix's kamaji example names no serverTrustedCASecret: the server Secret's ca.crt is trusted,
+    // and without one aenix would not verify the members at all.
+    TlsReport r = check(with(s -> s.put("server-tls", without(s.get("server-tls"), "ca.crt"))));
+    assertThat(r.invalid())
+        .singleElement()
+        .satisfies(
+            p -> {
+              assertThat(p.secret()).isEqualTo("server-tls");
+              assertThat(p.key()).isEqualTo("ca.crt");
+              assertThat(p.message())
+                  .startsWith("missing, and spec.security.tls.serverTrustedCASecret is not set");
+            });
   }
 
   @Test

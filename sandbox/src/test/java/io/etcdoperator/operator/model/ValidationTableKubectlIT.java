@@ -28,12 +28,13 @@ class ValidationTableKubectlIT {
   /** Rows the CRD refuses, with the field path and the words the API server says. */
   static final Map<String, String> REFUSED_BY_THE_API =
       Map.of(
+          "aenix's older security.peer shape",
+          "spec.security.peer and spec.security.clientServer are an older shape of aenix's API",
+          "aenix's older security.clientServer shape",
+          "spec.security.peer and spec.security.clientServer are an older shape of aenix's API",
           "negative replicas",
           "spec.replicas: Invalid value: -1: spec.replicas in body should be greater than or equal"
               + " to 0",
-          "both storage kinds",
-          "spec.storage: Invalid value: \"object\": spec.storage: set exactly one of emptyDir or"
-              + " volumeClaimTemplate",
           "a PDB template with both budgets",
           "spec.podDisruptionBudgetTemplate.spec: Invalid value: \"object\":"
               + " spec.podDisruptionBudgetTemplate.spec: set minAvailable or maxUnavailable, not"
