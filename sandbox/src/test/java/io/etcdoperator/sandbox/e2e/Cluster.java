@@ -157,6 +157,19 @@ public final class Cluster implements AutoCloseable {
                 .orElse(false));
   }
 
+  /** Waits until every pod of the cluster carries annotation {@code key}={@code value}. */
+  public void awaitPodsAnnotated(String key, String value, Duration atMost) {
+    await()
+        .atMost(atMost)
+        .until(
+            () ->
+                pods().stream()
+                    .allMatch(
+                        p ->
+                            p.getMetadata().getAnnotations() != null
+                                && value.equals(p.getMetadata().getAnnotations().get(key))));
+  }
+
   /** Names of the cluster's pods, sorted; {@code withTerminating} includes those being deleted. */
   public List<String> podNames(boolean withTerminating) {
     return pods().stream()

@@ -45,13 +45,16 @@ import org.junit.jupiter.api.io.TempDir;
  * <ul>
  *   <li>a client without a certificate, and one whose certificate names a user etcd does not know,
  *       are refused;
- *   <li>scale 3 → 5 → 3 and a rolling restart, each over https peer URLs;
+ *   <li>scale 3 → 5 → 3, a rolling restart, a follower's etcd killed and a follower's claim wiped,
+ *       each over https peer URLs;
  *   <li>rotation: the server and peer certificates renewed (new keys, same CA): the kubelet updates
  *       the Secret volumes in place, each member serves the new certificates on its next
- *       connections, and no pod restarts;
+ *       connections, no pod restarts and no write fails meanwhile;
  *   <li>an unusable client Secret (signed by a CA the members do not trust): CertificateInvalid
  *       naming the Secret, nothing restarts; put right, Ready again;
  *   <li>enableAuth turned off: etcd's authentication goes off (the unknown user may write);
+ *   <li>an EtcdBackup of the cluster: refused naming the field (backups of TLS clusters are not
+ *       supported yet);
  *   <li>spec.security removed from the running cluster: refused (TlsModeChanged), nothing restarts.
  * </ul>
  */
@@ -188,23 +191,41 @@ class TlsE2EIT {
               c.patchSpec(
                   "{\"podTemplate\":{\"metadata\":{\"annotations\":{\"rolled\":\"once\"}}}}");
           Duration roll = c.awaitConverged(rolled, 3, STEP);
-          await()
-              .atMost(STEP)
-              .until(
-                  () ->
-                      c.pods().stream()
-                          .allMatch(
-                              p ->
-                                  p.getMetadata().getAnnotations() != null
-                                      && "once"
-                                          .equals(p.getMetadata().getAnnotations().get("rolled"))));
+          c.awaitPodsAnnotated("rolled", "once", STEP);
           c.awaitConverged(rolled, 3, STEP);
           System.out.printf("TLS rolling restart of 3: %d ms%n", roll.toMillis());
           assertThat(c.memberIds()).isEqualTo(ids);
 
+          // A follower's etcd killed; then a follower's claim wiped (the writer pauses while the
+          // wiped member restarts, as in DurabilityE2EIT: under writes it may catch up silently).
+          String leader = c.leader().orElseThrow();
+          String follower =
+              c.podNames(false).stream().filter(p -> !p.equals(leader)).findFirst().orElseThrow();
+          writer.mark("kill " + follower);
+          e2e.sandbox().faults().kill(E2E.NS, follower, "etcd");
+          await()
+              .atMost(STEP)
+              .until(() -> !restarts(c).getOrDefault(follower, "/0").endsWith("/0"));
+          Duration killed = c.awaitConverged(rolled, 3, STEP);
+          System.out.printf(
+              "TLS member %s killed: Ready again in %d ms%n", follower, killed.toMillis());
+          writer.pause();
+          writer.mark("wipe " + follower);
+          String beforeWipe = restarts(c).get(follower);
+          List<String> wiped = e2e.sandbox().faults().wipe(E2E.NS, follower);
+          assertThat(wiped).hasSize(1);
+          await()
+              .atMost(Duration.ofSeconds(30))
+              .until(() -> !beforeWipe.equals(restarts(c).get(follower)));
+          Duration rejoined = c.awaitConverged(rolled, 3, STEP);
+          writer.resume();
+          System.out.printf(
+              "TLS claim of %s wiped: Ready again in %d ms (member ID %s -> %s)%n",
+              follower, rejoined.toMillis(), ids.get(follower), c.memberIds().get(follower));
+
           // Rotation: server and peer certificates renewed in their Secrets.
           Map<String, String> before = restarts(c);
-          writer.mark("rotate server and peer certificates");
+          java.time.Instant rotationStart = writer.mark("rotate server and peer certificates");
           Map<String, byte[]> server = certs.renew("etcd-tls-server");
           Map<String, byte[]> peer = certs.renew("etcd-tls-peer");
           e2e.client().resource(secret("etcd-tls-server", server)).update();
@@ -236,6 +257,7 @@ class TlsE2EIT {
               .atMost(Duration.ofSeconds(10))
               .until(() -> "True/AllMembersReady".equals(ready(c.status())));
           assertThat(restarts(c)).as("no pod restarted for the rotation").isEqualTo(before);
+          java.time.Instant rotationEnd = writer.mark("rotation done");
 
           // An unusable client Secret: reported, nothing restarts; put right, Ready again.
           int eventsBefore = c.events().size();
@@ -275,10 +297,58 @@ class TlsE2EIT {
           writer.mark("done");
           WriterReport report = writer.report();
           System.out.println(report.summary());
+          assertThat(report.unconfirmed())
+              .as("requests that failed while the certificates were renewed")
+              .noneMatch(f -> !f.at().isBefore(rotationStart) && f.at().isBefore(rotationEnd));
           assertThat(report.verified()).isTrue();
           assertThat(report.lost()).isEmpty();
           assertThat(report.altered()).isEmpty();
         }
+
+        // A backup of a TLS cluster: refused naming the field (not supported yet).
+        e2e.client()
+            .resource(
+                e2e.client()
+                    .getKubernetesSerialization()
+                    .unmarshal(
+                        """
+                        apiVersion: etcd.aenix.io/v1alpha1
+                        kind: EtcdBackup
+                        metadata:
+                          name: of-tls
+                          namespace: default
+                        spec:
+                          clusterRef:
+                            name: etcd-tls
+                          destination:
+                            pvc:
+                              claimName: backup-claim
+                        """,
+                        io.etcdoperator.api.v1alpha1.EtcdBackup.class))
+            .create();
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .until(
+                () -> {
+                  var b =
+                      e2e.client()
+                          .resources(io.etcdoperator.api.v1alpha1.EtcdBackup.class)
+                          .inNamespace(E2E.NS)
+                          .withName("of-tls")
+                          .get();
+                  return b.getStatus() != null && "Failed".equals(b.getStatus().getPhase());
+                });
+        var refused =
+            e2e.client()
+                .resources(io.etcdoperator.api.v1alpha1.EtcdBackup.class)
+                .inNamespace(E2E.NS)
+                .withName("of-tls")
+                .get()
+                .getStatus();
+        System.out.println("backup of a TLS cluster: " + refused.getConditions());
+        assertThat(refused.getConditions().toString())
+            .contains("spec.clusterRef.name")
+            .contains("spec.security.tls.serverSecret");
 
         // TLS off for a running cluster: refused, nothing restarts.
         Map<String, String> before = restarts(c);
