@@ -61,8 +61,9 @@ public class EtcdClusterSpec {
   private EmbeddedPodDisruptionBudget podDisruptionBudgetTemplate;
 
   @JsonPropertyDescription(
-      "Member data: exactly one of emptyDir or volumeClaimTemplate (default: a 4Gi"
-          + " PersistentVolumeClaim per member). Immutable after creation.")
+      "Member data: emptyDir or volumeClaimTemplate; with both, emptyDir is used, as aenix does"
+          + " (default: a 4Gi PersistentVolumeClaim per member). The kind is immutable after"
+          + " creation.")
   private StorageSpec storage;
 
   @JsonPropertyDescription(
