@@ -99,11 +99,9 @@ public final class RenderCommand implements Callable<Integer> {
         String prefix = file + ": EtcdCluster " + doc.path("metadata").path("name").asText() + ": ";
         try {
           EtcdCluster cluster = toCluster(doc);
-          objects.addAll(render(cluster));
-          boolean emptyDir =
-              cluster.getSpec() != null
-                  && cluster.getSpec().getStorage() != null
-                  && cluster.getSpec().getStorage().getEmptyDir() != null;
+          EtcdClusterModel model = EtcdClusterModel.of(cluster);
+          objects.addAll(render(model));
+          boolean emptyDir = !model.usesPersistentStorage();
           notes.add(
               prefix
                   + "storage: "
@@ -137,8 +135,7 @@ public final class RenderCommand implements Callable<Integer> {
   }
 
   /** The objects the operator creates first for a valid cluster. */
-  static List<HasMetadata> render(EtcdCluster cluster) throws InvalidSpecException {
-    EtcdClusterModel model = EtcdClusterModel.of(cluster);
+  static List<HasMetadata> render(EtcdClusterModel model) {
     return model.all(ClusterState.bootstrap(model), model.replicas());
   }
 

@@ -160,12 +160,8 @@ public final class EtcdBackupReconciler implements Reconciler<EtcdBackup>, Clean
   }
 
   private static boolean tls(EtcdCluster cluster) {
-    var spec = cluster.getSpec();
-    return spec != null
-        && spec.getSecurity() != null
-        && spec.getSecurity().getTls() != null
-        && spec.getSecurity().getTls().getServerSecret() != null
-        && !spec.getSecurity().getTls().getServerSecret().isBlank();
+    return cluster.getSpec() != null
+        && io.etcdoperator.operator.model.Security.of(cluster.getSpec().getSecurity()).serverTls();
   }
 
   /** The cluster's objects (read from the API: this controller keeps no cache of them). */

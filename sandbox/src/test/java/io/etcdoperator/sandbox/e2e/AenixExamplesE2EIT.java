@@ -10,15 +10,11 @@ import io.etcdoperator.operator.tls.Pem;
 import io.etcdoperator.sandbox.SandboxConfig;
 import io.etcdoperator.testing.CertManagerEmulation;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
-import io.fabric8.kubernetes.api.model.SecretBuilder;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -41,13 +37,7 @@ class AenixExamplesE2EIT {
   @TempDir Path dir;
 
   static String etcdCluster(String example) throws Exception {
-    for (String doc :
-        Files.readString(EXAMPLES.resolve("etcdcluster-" + example + ".yaml")).split("(?m)^---$")) {
-      if (doc.contains("kind: EtcdCluster")) {
-        return doc;
-      }
-    }
-    throw new AssertionError("no EtcdCluster in " + example);
+    return E2E.document(EXAMPLES.resolve("etcdcluster-" + example + ".yaml"), "EtcdCluster");
   }
 
   @Test
@@ -90,21 +80,7 @@ class AenixExamplesE2EIT {
           CertManagerEmulation.of(EXAMPLES.resolve("etcdcluster-kamaji.yaml"));
       Map<String, Map<String, byte[]>> secrets = certs.issueAll();
       secrets.forEach(
-          (name, data) -> {
-            Map<String, String> encoded = new TreeMap<>();
-            data.forEach((k, v) -> encoded.put(k, Base64.getEncoder().encodeToString(v)));
-            e2e.client()
-                .resource(
-                    new SecretBuilder()
-                        .withNewMetadata()
-                        .withName(name)
-                        .withNamespace(ns)
-                        .endMetadata()
-                        .withType("kubernetes.io/tls")
-                        .withData(encoded)
-                        .build())
-                .create();
-          });
+          (name, data) -> e2e.client().resource(E2E.tlsSecret(ns, name, data)).create());
       e2e.apply(etcdCluster("kamaji"));
       ClientTls root =
           ClientTls.of(
@@ -116,13 +92,7 @@ class AenixExamplesE2EIT {
           .atMost(STEP)
           .until(
               () -> {
-                EtcdClusterStatus s =
-                    e2e.client()
-                        .resources(io.etcdoperator.api.v1alpha1.EtcdCluster.class)
-                        .inNamespace(ns)
-                        .withName("etcd")
-                        .get()
-                        .getStatus();
+                EtcdClusterStatus s = kamajiStatus(e2e);
                 return s != null
                     && E2E.condition(s, "Ready")
                         .map(r -> "True".equals(r.getStatus()))
@@ -133,13 +103,7 @@ class AenixExamplesE2EIT {
       System.out.printf(
           "aenix example kamaji: Ready in %d ms%n",
           Duration.ofNanos(System.nanoTime() - start).toMillis());
-      EtcdClusterStatus s =
-          e2e.client()
-              .resources(io.etcdoperator.api.v1alpha1.EtcdCluster.class)
-              .inNamespace(ns)
-              .withName("etcd")
-              .get()
-              .getStatus();
+      EtcdClusterStatus s = kamajiStatus(e2e);
       System.out.println(
           "kamaji CertificatesReady: " + E2E.condition(s, "CertificatesReady").orElseThrow());
       assertThat(s.getMembers())
@@ -152,6 +116,15 @@ class AenixExamplesE2EIT {
         assertThat(kv.put(url, "/kamaji/probe", "x")).isPositive();
       }
     }
+  }
+
+  static EtcdClusterStatus kamajiStatus(E2E e2e) {
+    return e2e.client()
+        .resources(io.etcdoperator.api.v1alpha1.EtcdCluster.class)
+        .inNamespace("kamaji-system")
+        .withName("etcd")
+        .get()
+        .getStatus();
   }
 
   /** What a user does between two examples of the same name: the cluster, then its claims. */

@@ -17,15 +17,12 @@ import io.etcdoperator.testing.TestPki;
 import io.etcdoperator.testing.WriterReport;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Secret;
-import io.fabric8.kubernetes.api.model.SecretBuilder;
 import java.math.BigInteger;
 import java.net.InetAddress;
 import java.net.URI;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
-import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -65,27 +62,8 @@ class TlsE2EIT {
 
   @TempDir Path dir;
 
-  /** The example's EtcdCluster document, exactly as the file has it. */
-  static String etcdCluster() throws Exception {
-    for (String doc : Files.readString(EXAMPLE).split("(?m)^---$")) {
-      if (doc.contains("kind: EtcdCluster")) {
-        return doc;
-      }
-    }
-    throw new AssertionError("no EtcdCluster in " + EXAMPLE);
-  }
-
   static Secret secret(String name, Map<String, byte[]> data) {
-    Map<String, String> encoded = new TreeMap<>();
-    data.forEach((k, v) -> encoded.put(k, Base64.getEncoder().encodeToString(v)));
-    return new SecretBuilder()
-        .withNewMetadata()
-        .withName(name)
-        .withNamespace(E2E.NS)
-        .endMetadata()
-        .withType("kubernetes.io/tls")
-        .withData(encoded)
-        .build();
+    return E2E.tlsSecret(E2E.NS, name, data);
   }
 
   static ClientTls clientTls(Map<String, byte[]> client, Map<String, byte[]> server)
@@ -140,7 +118,7 @@ class TlsE2EIT {
     try (E2E e2e = E2E.start(config)) {
       secrets.forEach((name, data) -> e2e.client().resource(secret(name, data)).create());
       ClientTls root = clientTls(secrets.get("etcd-tls-client"), secrets.get("etcd-tls-server"));
-      e2e.apply(etcdCluster());
+      e2e.apply(E2E.document(EXAMPLE, "EtcdCluster"));
       try (Cluster c = new Cluster(e2e, C, root)) {
         Duration up = c.awaitConverged(1, 3, STEP);
         System.out.printf("TLS cluster of 3 Ready in %d ms%n", up.toMillis());
