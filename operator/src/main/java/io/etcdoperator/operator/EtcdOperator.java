@@ -118,6 +118,8 @@ public final class EtcdOperator implements AutoCloseable {
             settings.operatorImage(),
             metrics),
         c -> {
+          // Called for delete events too, without a finalizer (EtcdClusterReconciler).
+          c.withTriggerReconcilerOnAllEvents(true);
           if (!settings.namespaces().isEmpty()) {
             c.settingNamespaces(settings.namespaces());
           }
@@ -133,8 +135,6 @@ public final class EtcdOperator implements AutoCloseable {
     operator.register(
         new EtcdBackupScheduleReconciler(Clock.systemUTC(), settings.operatorImage(), metrics),
         c -> {
-          // Called for delete events too, without a finalizer (EtcdClusterReconciler).
-          c.withTriggerReconcilerOnAllEvents(true);
           if (!settings.namespaces().isEmpty()) {
             c.settingNamespaces(settings.namespaces());
           }

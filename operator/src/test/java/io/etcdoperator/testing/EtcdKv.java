@@ -58,6 +58,8 @@ public final class EtcdKv implements AutoCloseable {
   private final EventLoopGroup eventLoop;
   private final Map<String, ManagedChannel> channels = new HashMap<>();
   private boolean closed;
+  private final io.netty.handler.ssl.SslContext tls;
+  private final java.util.function.Function<URI, String> authority;
 
   /** A call that failed: the gRPC status code and what gRPC or etcd said. */
   public static final class CallFailed extends RuntimeException {
@@ -108,8 +110,38 @@ public final class EtcdKv implements AutoCloseable {
 
   /** Every call carries {@code deadline}. */
   public EtcdKv(Duration deadline) {
+    this(deadline, java.util.Optional.empty(), URI::getHost);
+  }
+
+  /**
+   * A client that calls https URLs with {@code tls} (the CAs it trusts, its certificate), verifying
+   * each member's certificate against {@code authority}'s name for the URL (a URL may carry an
+   * address the name resolved to).
+   */
+  public EtcdKv(
+      Duration deadline,
+      java.util.Optional<io.etcdoperator.operator.tls.ClientTls> tls,
+      java.util.function.Function<URI, String> authority) {
     this.deadline = deadline;
     this.eventLoop = new NioEventLoopGroup(1, new DefaultThreadFactory("etcd-kv-test", true));
+    this.authority = authority;
+    this.tls = tls.map(EtcdKv::sslContext).orElse(null);
+  }
+
+  private static io.netty.handler.ssl.SslContext sslContext(
+      io.etcdoperator.operator.tls.ClientTls tls) {
+    try {
+      var builder =
+          io.grpc.netty.GrpcSslContexts.forClient()
+              .trustManager(tls.trust().toArray(new java.security.cert.X509Certificate[0]));
+      if (tls.key().isPresent()) {
+        builder.keyManager(
+            tls.key().get(), tls.chain().toArray(new java.security.cert.X509Certificate[0]));
+      }
+      return builder.build();
+    } catch (javax.net.ssl.SSLException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   public Duration deadline() {
@@ -284,11 +316,19 @@ public final class EtcdKv implements AutoCloseable {
     if (uri.getHost() == null || uri.getPort() < 0) {
       throw new IllegalArgumentException("not an http://host:port client URL: " + endpoint);
     }
-    return NettyChannelBuilder.forAddress(uri.getHost(), uri.getPort())
+    NettyChannelBuilder builder = NettyChannelBuilder.forAddress(uri.getHost(), uri.getPort());
+    if ("https".equals(uri.getScheme())) {
+      if (tls == null) {
+        throw new IllegalArgumentException("an https URL without TLS material: " + endpoint);
+      }
+      builder.sslContext(tls).overrideAuthority(authority.apply(uri) + ":" + uri.getPort());
+    } else {
+      builder.usePlaintext();
+    }
+    return builder
         .eventLoopGroup(eventLoop)
         .channelType(NioSocketChannel.class)
         .directExecutor()
-        .usePlaintext()
         .disableRetry()
         .withOption(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) deadline.toMillis())
         .build();

@@ -92,7 +92,8 @@ public final class RecordingWriter implements AutoCloseable {
       String prefix,
       Duration gapThreshold,
       Duration verifyTimeout,
-      Resolver resolver) {}
+      Resolver resolver,
+      Optional<io.etcdoperator.operator.tls.ClientTls> tls) {}
 
   /** Resolves a host name to its addresses ({@link InetAddress#getAllByName} by default). */
   @FunctionalInterface
@@ -102,8 +103,12 @@ public final class RecordingWriter implements AutoCloseable {
 
   private RecordingWriter(Settings settings) {
     this.settings = settings;
-    this.kv = new EtcdKv(settings.putDeadline());
     this.endpoints = new Endpoints(settings.endpoints(), settings.resolver());
+    this.kv =
+        new EtcdKv(
+            settings.putDeadline(),
+            settings.tls(),
+            uri -> endpoints.hostOf(uri.getHost() + ":" + uri.getPort()));
     this.startNanos = System.nanoTime();
     this.startInstant = Instant.now();
     this.thread = new Thread(this::run, "recording-writer " + settings.prefix());
@@ -391,13 +396,26 @@ public final class RecordingWriter implements AutoCloseable {
       }
     }
 
+    /** The name an address of {@code hostPort} was resolved from (itself when none). */
+    String hostOf(String hostPort) {
+      String name = names.get(hostPort);
+      return name != null ? name : hostPort.substring(0, hostPort.lastIndexOf(':'));
+    }
+
+    /** address:port to the name it was resolved from: TLS verifies the member by its name. */
+    private final Map<String, String> names = new java.util.concurrent.ConcurrentHashMap<>();
+
     private void resolve() {
-      resolved = expand(configured, resolver);
+      resolved = expand(configured, resolver, names);
       index = 0;
     }
 
     /** Every client URL with its host replaced by each address the host resolves to. */
     static List<String> expand(List<String> urls, Resolver resolver) {
+      return expand(urls, resolver, new HashMap<>());
+    }
+
+    static List<String> expand(List<String> urls, Resolver resolver, Map<String, String> names) {
       Set<String> result = new LinkedHashSet<>();
       for (String url : urls) {
         URI uri = URI.create(url);
@@ -414,6 +432,7 @@ public final class RecordingWriter implements AutoCloseable {
           String host =
               a instanceof Inet6Address ? "[" + a.getHostAddress() + "]" : a.getHostAddress();
           result.add(uri.getScheme() + "://" + host + ":" + uri.getPort());
+          names.put(host + ":" + uri.getPort(), uri.getHost());
         }
       }
       return List.copyOf(result);
@@ -432,6 +451,7 @@ public final class RecordingWriter implements AutoCloseable {
     private Duration gapThreshold = Duration.ofMillis(200);
     private Duration verifyTimeout = Duration.ofSeconds(30);
     private Resolver resolver = host -> List.of(InetAddress.getAllByName(host));
+    private Optional<io.etcdoperator.operator.tls.ClientTls> tls = Optional.empty();
 
     private Builder(List<String> endpoints) {
       if (endpoints.isEmpty()) {
@@ -491,6 +511,12 @@ public final class RecordingWriter implements AutoCloseable {
       return this;
     }
 
+    /** Mutual TLS for https endpoints: the CAs trusted and the client certificate (none). */
+    public Builder tls(io.etcdoperator.operator.tls.ClientTls material) {
+      this.tls = Optional.of(material);
+      return this;
+    }
+
     /** Starts writing. */
     public RecordingWriter start() {
       RecordingWriter writer =
@@ -504,7 +530,8 @@ public final class RecordingWriter implements AutoCloseable {
                   prefix,
                   gapThreshold,
                   verifyTimeout,
-                  resolver));
+                  resolver,
+                  tls));
       writer.thread.start();
       return writer;
     }

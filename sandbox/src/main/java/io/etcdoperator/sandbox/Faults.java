@@ -70,6 +70,23 @@ public final class Faults {
     }
   }
 
+  /**
+   * Makes the pod's etcd ports unreachable from the operator only, as a NetworkPolicy that drops
+   * the operator's traffic to it would: the operator (this JVM) resolves the pod's names to a black
+   * hole where connections are accepted and never answered, so its calls time out; the pod's peers
+   * and the kubelet's probes still reach it. Lasts, across restarts of the pod, until {@link
+   * #heal}.
+   */
+  public void partition(String namespace, String pod) {
+    running(namespace, pod);
+    kubelet.partition(namespace, pod, true);
+  }
+
+  /** Ends a {@link #partition}: the operator reaches the pod again. */
+  public void heal(String namespace, String pod) {
+    kubelet.partition(namespace, pod, false);
+  }
+
   /** Stops the operator (as if its pod died); a no-op when it is stopped. */
   public void stopOperator() throws Exception {
     sandbox.stopOperator();

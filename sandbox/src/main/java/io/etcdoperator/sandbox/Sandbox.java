@@ -3,6 +3,8 @@ package io.etcdoperator.sandbox;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.etcdoperator.sandbox.api.ApiServer;
 import io.etcdoperator.sandbox.api.CrdTypes;
+import io.etcdoperator.sandbox.api.auth.Identity;
+import io.etcdoperator.sandbox.api.auth.RbacUsage;
 import io.etcdoperator.sandbox.controller.GarbageCollector;
 import io.etcdoperator.sandbox.controller.StatefulSetController;
 import io.etcdoperator.sandbox.controller.VolumeController;
@@ -10,10 +12,12 @@ import io.etcdoperator.sandbox.kubelet.Kubelet;
 import io.etcdoperator.sandbox.net.AddressPool;
 import io.etcdoperator.sandbox.net.JvmHosts;
 import io.etcdoperator.sandbox.process.ProcessSweeper;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.InetAddress;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
@@ -32,10 +36,12 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Start order: check that the JVM resolves names through a hosts file and that pods can have
  * mount namespaces; lock the state directory (one sandbox per directory); kill leftovers of an
- * earlier run in it; start the API server and register the CRDs; start the controllers and the
- * kubelet; write {@code <dir>/kubeconfig}; start the operator. {@link #close()} undoes it in
- * reverse and finally kills anything still carrying the directory's tag; a shutdown hook does the
- * same when the JVM exits without it.
+ * earlier run in it; start the API server and register the CRDs; store the RBAC of the {@code
+ * deploy/} manifest the config names and issue a token to its ServiceAccount; start the controllers
+ * and the kubelet; write {@code <dir>/kubeconfig} (mode 0600, the administrator's token); start the
+ * operator with a client that acts as that ServiceAccount. {@link #close()} undoes it in reverse
+ * and finally kills anything still carrying the directory's tag; a shutdown hook does the same when
+ * the JVM exits without it.
  */
 public final class Sandbox implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Sandbox.class);
@@ -48,6 +54,15 @@ public final class Sandbox implements AutoCloseable {
   private FileLock lock;
   private KubernetesClient client;
   private KubernetesClient operatorClient;
+  private Identity operatorIdentity;
+  private String operatorToken;
+
+  /** Where the build's RBAC manifests of {@code deploy/} are on the class path. */
+  static final String DEPLOY_RESOURCES = "io/etcdoperator/sandbox/deploy/";
+
+  /** The system property naming where to write the operator's RBAC usage. */
+  public static final String USAGE_PROPERTY = "sandbox.rbac.usage";
+
   private AutoCloseable operator;
   private AddressPool addresses;
   private Kubelet kubelet;
@@ -103,9 +118,15 @@ public final class Sandbox implements AutoCloseable {
         .resource(
             new NamespaceBuilder().withNewMetadata().withName("default").endMetadata().build())
         .createOr(n -> n.update());
+    operatorIdentity = installRbac();
     addresses = new AddressPool(AddressPool.defaultLockDir(), List.of(2379, 2380));
     kubelet = new Kubelet(client, config, id, addresses);
     kubelet.start();
+    api.setPodProcesses(
+        (ns, pod) -> {
+          var h = kubelet.pod(ns, pod);
+          return h == null ? -1 : h.pid(null);
+        });
     volumes = new VolumeController(client, config);
     volumes.start();
     statefulSets = new StatefulSetController(client, config.resync());
@@ -113,13 +134,18 @@ public final class Sandbox implements AutoCloseable {
     gc = new GarbageCollector(client, config.resync(), api::types);
     gc.start();
     faults = new Faults(api, kubelet, this);
-    Kubeconfig.write(config.kubeconfig(), api.url());
+    Kubeconfig.write(config.kubeconfig(), api.kubectlUrl(), api.adminToken());
     startOperator();
   }
 
   /** The API server's URL. */
   public String apiUrl() {
     return api.url();
+  }
+
+  /** The URL of the kubeconfig: the API server behind the front that serves kubectl's watches. */
+  public String kubectlUrl() {
+    return api.kubectlUrl();
   }
 
   /** A client of the sandbox's API server, owned by the sandbox. */
@@ -149,9 +175,78 @@ public final class Sandbox implements AutoCloseable {
 
   synchronized void startOperator() throws Exception {
     if (operator == null) {
-      operatorClient = api.newClient();
+      operatorClient = api.newClient(operatorToken);
       operator = launcher.start(operatorClient);
     }
+  }
+
+  /**
+   * Stores what the RBAC manifest of {@code deploy/} holds but the Deployment (its Namespace,
+   * ServiceAccount, roles and bindings) and returns its ServiceAccount, the identity the operator
+   * acts as: a token is issued to it, and the operator's client carries it.
+   */
+  private Identity installRbac() throws IOException {
+    String resource = DEPLOY_RESOURCES + config.rbacManifest();
+    List<HasMetadata> objects;
+    try (InputStream in = Sandbox.class.getClassLoader().getResourceAsStream(resource)) {
+      if (in == null) {
+        throw new SandboxException(
+            "no " + resource + " on the class path (deploy/ is copied there)");
+      }
+      objects = client.load(in).items();
+    }
+    Identity identity = null;
+    for (HasMetadata o : objects) {
+      if (o instanceof io.fabric8.kubernetes.api.model.apps.Deployment) {
+        continue;
+      }
+      if (o instanceof io.fabric8.kubernetes.api.model.ServiceAccount sa) {
+        identity =
+            Identity.serviceAccount(sa.getMetadata().getNamespace(), sa.getMetadata().getName());
+      }
+      client.resource(o).createOr(r -> r.update());
+    }
+    if (identity == null) {
+      throw new SandboxException(resource + " has no ServiceAccount for the operator");
+    }
+    operatorToken = api.issueToken(identity);
+    return identity;
+  }
+
+  /** A new bearer token of the API server for the identity. */
+  public String issueToken(Identity identity) {
+    return api.issueToken(identity);
+  }
+
+  /** A new client of the API server that authenticates as the identity; the caller closes it. */
+  public KubernetesClient clientAs(Identity identity) {
+    return api.newClient(api.issueToken(identity));
+  }
+
+  /** The identity the operator acts as: the ServiceAccount of the RBAC manifest. */
+  public Identity operatorIdentity() {
+    return operatorIdentity;
+  }
+
+  /** Every (verb, group, resource, namespace) the operator has asked for so far. */
+  public RbacUsage operatorUsage() {
+    return api.usage(operatorIdentity);
+  }
+
+  /**
+   * When the JVM names a directory in {@value #USAGE_PROPERTY} and this sandbox ran the real
+   * operator, writes what it asked for there (for the build's check that deploy/ grants exactly
+   * what is used).
+   */
+  private void writeUsage() throws IOException {
+    String dir = System.getProperty(USAGE_PROPERTY);
+    if (dir == null || dir.isBlank() || operatorIdentity == null) {
+      return;
+    }
+    if (!(launcher instanceof EtcdOperatorLauncher)) {
+      return;
+    }
+    operatorUsage().write(Path.of(dir).resolve(id + ".tsv"), config.rbacManifest());
   }
 
   synchronized void stopOperator() throws Exception {
@@ -183,6 +278,8 @@ public final class Sandbox implements AutoCloseable {
       }
       case "freeze" -> faults.freeze(ns, pod);
       case "thaw" -> faults.thaw(ns, pod);
+      case "partition" -> faults.partition(ns, pod);
+      case "heal" -> faults.heal(ns, pod);
       case "operator-stop" -> {
         // off the API server's thread: the operator talks to this server while it stops
         background(faults::stopOperator);
@@ -258,6 +355,7 @@ public final class Sandbox implements AutoCloseable {
       closed = true;
     }
     quietly(this::stopOperator);
+    quietly(this::writeUsage);
     quietly(() -> close(gc));
     quietly(() -> close(statefulSets));
     quietly(() -> close(volumes));

@@ -19,6 +19,8 @@ import java.util.HexFormat;
  * @param maxRestartBackoff the cap of the restart delay
  * @param maxGracePeriod the longest a stopping container gets between SIGTERM and SIGKILL
  * @param resync how often controllers re-examine everything even without events
+ * @param rbacManifest the manifest of {@code deploy/} whose ServiceAccount the operator acts as,
+ *     under its RBAC ({@code cluster-scope.yaml} by default, or {@code namespace-scope.yaml})
  */
 public record SandboxConfig(
     Path stateDir,
@@ -26,7 +28,14 @@ public record SandboxConfig(
     Duration restartBackoff,
     Duration maxRestartBackoff,
     Duration maxGracePeriod,
-    Duration resync) {
+    Duration resync,
+    String rbacManifest) {
+
+  /** The RBAC of {@code deploy/cluster-scope.yaml}: the operator watches every namespace. */
+  public static final String CLUSTER_SCOPE = "cluster-scope.yaml";
+
+  /** The RBAC of {@code deploy/namespace-scope.yaml}: the operator watches its own namespace. */
+  public static final String NAMESPACE_SCOPE = "namespace-scope.yaml";
 
   /** A real cluster's timings, the local etcd versions, and the given state directory. */
   public static SandboxConfig defaults(Path stateDir) {
@@ -36,16 +45,32 @@ public record SandboxConfig(
         Duration.ofSeconds(10),
         Duration.ofMinutes(5),
         Duration.ofSeconds(30),
-        Duration.ofSeconds(1));
+        Duration.ofSeconds(1),
+        CLUSTER_SCOPE);
   }
 
   public SandboxConfig withRestartBackoff(Duration base, Duration max) {
-    return new SandboxConfig(stateDir, etcdBinaries, base, max, maxGracePeriod, resync);
+    return new SandboxConfig(
+        stateDir, etcdBinaries, base, max, maxGracePeriod, resync, rbacManifest);
   }
 
   public SandboxConfig withMaxGracePeriod(Duration grace) {
     return new SandboxConfig(
-        stateDir, etcdBinaries, restartBackoff, maxRestartBackoff, grace, resync);
+        stateDir, etcdBinaries, restartBackoff, maxRestartBackoff, grace, resync, rbacManifest);
+  }
+
+  /**
+   * The operator acts as the ServiceAccount of this manifest of {@code deploy/}, under its RBAC.
+   */
+  public SandboxConfig withRbac(String manifest) {
+    return new SandboxConfig(
+        stateDir,
+        etcdBinaries,
+        restartBackoff,
+        maxRestartBackoff,
+        maxGracePeriod,
+        resync,
+        manifest);
   }
 
   /** The tag every process of a sandbox in this state directory carries (see ProcessSweeper). */

@@ -161,7 +161,7 @@ class FaultsIT {
   }
 
   @Test
-  @Order(3)
+  @Order(4)
   void deleteRecreatesThePodWhichRejoinsWithItsData() throws Exception {
     Pod before = pod("etcd-0");
     sandbox.faults().delete("default", "etcd-0");
@@ -184,7 +184,7 @@ class FaultsIT {
   }
 
   @Test
-  @Order(4)
+  @Order(5)
   void wipeEmptiesTheClaimAndRestartsTheContainer() throws Exception {
     PodHandle h = sandbox.kubelet().pod("default", "etcd-2");
     Path data = h.volume("data");
@@ -201,7 +201,7 @@ class FaultsIT {
   }
 
   @Test
-  @Order(5)
+  @Order(6)
   void operatorStopsAndStartsAgain() throws Exception {
     int starts = operatorStarts.get();
     sandbox.faults().stopOperator();
@@ -213,7 +213,44 @@ class FaultsIT {
   }
 
   @Test
-  @Order(6)
+  @Order(3)
+  void aPartitionHidesAPodFromTheOperatorOnlyUntilHealed() throws Exception {
+    awaitAllReady();
+    sandbox.faults().partition("default", "etcd-1");
+    long start = System.nanoTime();
+    assertThat(healthy("etcd-1")).as("the JVM (the operator's side) reaches etcd-1").isFalse();
+    assertThat(Duration.ofNanos(System.nanoTime() - start))
+        .as("the call timed out rather than being refused")
+        .isGreaterThanOrEqualTo(Duration.ofMillis(900));
+    assertThat(healthy("etcd-0")).isTrue();
+    assertThat(sandbox.resolve("etcd-1.etcd-headless.default.svc"))
+        .as("pods resolve etcd-1 to its own address")
+        .isEqualTo(pod("etcd-1").getStatus().getPodIP());
+    String etcdctl =
+        sandbox.kubelet().etcdImages().resolve("quay.io/coreos/etcd:v3.5.30").tool("etcdctl");
+    PodHandle.ExecResult peer =
+        sandbox
+            .kubelet()
+            .pod("default", "etcd-0")
+            .exec(
+                null,
+                Duration.ofSeconds(20),
+                etcdctl,
+                "--endpoints=http://etcd-1.etcd-headless.default.svc:2379",
+                "endpoint",
+                "health");
+    assertThat(peer.exitCode()).as("a peer reaches etcd-1: %s", peer.output()).isZero();
+    await()
+        .during(Duration.ofSeconds(3))
+        .atMost(Duration.ofSeconds(5))
+        .until(() -> StatefulSetIT.ready(pod("etcd-1")));
+    sandbox.faults().heal("default", "etcd-1");
+    await().atMost(Duration.ofSeconds(10)).until(() -> healthy("etcd-1"));
+    assertThat(sandbox.kubelet().dns().partitioned()).isEmpty();
+  }
+
+  @Test
+  @Order(7)
   void faultsOnUnknownPodsSayWhatIsMissing() {
     assertThatThrownBy(() -> sandbox.faults().kill("default", "nope-0", null))
         .isInstanceOf(IllegalArgumentException.class)

@@ -79,7 +79,10 @@ class JosdkOnSandboxIT {
         return UpdateControl.noUpdate();
       }
       cluster.setStatus(status);
-      return UpdateControl.patchStatus(cluster);
+      // As the real operator writes status: an update of the status subresource (deploy/'s RBAC
+      // grants etcdclusters/status update, not patch; this stand-in acts as that ServiceAccount).
+      k.resource(cluster).updateStatus();
+      return UpdateControl.noUpdate();
     }
   }
 

@@ -85,7 +85,8 @@ class KubectlIT {
     assertThat(kubectl("get", "etcdcluster", "test", "-o", "jsonpath={.spec.replicas}").out())
         .isEqualTo("3");
     ok(kubectl("delete", "etcdcluster", "test"));
-    assertThat(kubectl("get", "etcdclusters").out()).contains("No resources found");
+    // (other tests of this class share the sandbox: only "test" is looked for)
+    assertThat(kubectl("get", "etcdcluster", "test").out()).contains("NotFound");
   }
 
   @Test
@@ -126,10 +127,50 @@ class KubectlIT {
     ok(kubectl("patch", "pod", "hello", "-p", "{\"metadata\":{\"annotations\":{\"note\":\"x\"}}}"));
     assertThat(kubectl("get", "pod", "hello", "-o", "jsonpath={.metadata.annotations.note}").out())
         .isEqualTo("x");
-    ok(kubectl("delete", "pod", "hello"));
+    // --wait=false: after getWatchFollowsChanges in the same sandbox, kubectl's wait for the
+    // deletion (a watch through the kubeconfig's front) hung once; the kubelet is checked below.
+    ok(kubectl("delete", "pod", "hello", "--wait=false"));
     await()
         .atMost(Duration.ofSeconds(20))
         .until(() -> sandbox.kubelet().pod("default", "hello") == null);
+  }
+
+  @Test
+  void getWatchFollowsChanges() throws Exception {
+    String pod =
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: watched\n  namespace: default\n"
+            + "spec:\n  containers:\n  - name: main\n    image: busybox\n    command: [/bin/sh, -c, 'exec sleep 3600']\n";
+    ok(kubectl("apply", "-f", file("w.yaml", pod).toString()));
+    List<String> cmd =
+        List.of(
+            "/usr/bin/kubectl",
+            "--kubeconfig",
+            sandbox.config().kubeconfig().toString(),
+            "get",
+            "pod",
+            "watched",
+            "-w",
+            "--request-timeout=60s");
+    Process watch = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    try {
+      java.io.BufferedReader out =
+          new java.io.BufferedReader(
+              new java.io.InputStreamReader(watch.getInputStream(), StandardCharsets.UTF_8));
+      assertThat(out.readLine()).contains("NAME", "READY", "STATUS");
+      await()
+          .atMost(Duration.ofSeconds(20))
+          .until(() -> sandbox.kubelet().pod("default", "watched") != null);
+      ok(kubectl("delete", "pod", "watched", "--wait=false"));
+      long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+      String line;
+      boolean terminating = false;
+      while (!terminating && System.nanoTime() < deadline && (line = out.readLine()) != null) {
+        terminating = line.contains("watched") && line.contains("Terminating");
+      }
+      assertThat(terminating).as("the watch showed the pod Terminating").isTrue();
+    } finally {
+      watch.destroyForcibly();
+    }
   }
 
   @Test
@@ -154,9 +195,77 @@ class KubectlIT {
   }
 
   @Test
+  void describeShowsTheEventsOfTheObjectOnly() throws Exception {
+    String manifest =
+        "apiVersion: etcd.aenix.io/v1alpha1\nkind: EtcdCluster\nmetadata:\n  name: described\n  namespace: default\nspec:\n  replicas: 1\n";
+    ok(kubectl("apply", "-f", file("d.yaml", manifest).toString()));
+    var cluster =
+        sandbox
+            .client()
+            .genericKubernetesResources("etcd.aenix.io/v1alpha1", "EtcdCluster")
+            .inNamespace("default")
+            .withName("described")
+            .get();
+    for (String[] e :
+        new String[][] {
+          {"described", cluster.getMetadata().getUid(), "MemberAdded", "added described-0"},
+          {"other", "uid-of-other", "NotMine", "an event of another cluster"}
+        }) {
+      sandbox
+          .client()
+          .v1()
+          .events()
+          .inNamespace("default")
+          .resource(
+              new io.fabric8.kubernetes.api.model.EventBuilder()
+                  .withNewMetadata()
+                  .withName(e[0] + "." + e[2].toLowerCase())
+                  .endMetadata()
+                  .withNewInvolvedObject()
+                  .withApiVersion("etcd.aenix.io/v1alpha1")
+                  .withKind("EtcdCluster")
+                  .withName(e[0])
+                  .withNamespace("default")
+                  .withUid(e[1])
+                  .endInvolvedObject()
+                  .withType("Normal")
+                  .withReason(e[2])
+                  .withMessage(e[3])
+                  .withNewSource("etcd-operator", null)
+                  .withFirstTimestamp(java.time.Instant.now().toString())
+                  .withLastTimestamp(java.time.Instant.now().toString())
+                  .withCount(1)
+                  .build())
+          .create();
+    }
+    Result describe = kubectl("describe", "etcdcluster", "described");
+    ok(describe);
+    assertThat(describe.out())
+        .contains("Events:")
+        .contains("MemberAdded")
+        .contains("added described-0")
+        .doesNotContain("NotMine");
+  }
+
+  @Test
   void whatTheSandboxDoesNotServeIsSaidPlainly() throws Exception {
     Result exec = kubectl("exec", "nope", "--", "true");
     assertThat(exec.code()).isNotZero();
+    String pod =
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: target\n  namespace: default\n"
+            + "spec:\n  containers:\n  - name: main\n    image: busybox\n    command: [/bin/sh, -c, 'exec sleep 3600']\n";
+    ok(kubectl("apply", "-f", file("t.yaml", pod).toString()));
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(
+            () ->
+                sandbox.kubelet().pod("default", "target") != null
+                    && sandbox.kubelet().pod("default", "target").pid(null) > 0);
+    Result refused = kubectl("exec", "target", "--", "etcdctl", "endpoint", "health");
+    assertThat(refused.code()).isNotZero();
+    assertThat(refused.out())
+        .contains("the sandbox does not serve pods/exec")
+        .contains("nsenter --target " + sandbox.kubelet().pod("default", "target").pid(null));
     assertThat(kubectl("api-resources").out())
         .contains("etcdclusters", "etcd", "etcd.aenix.io/v1alpha1", "statefulsets", "pods");
   }

@@ -114,4 +114,58 @@ class NoLeftoversIT {
       ProcessSweeper.sweep(config.tag());
     }
   }
+
+  /**
+   * {@code etcd-operator sandbox} in the background runs the sandbox in a child JVM of the one
+   * started (the launcher); killing the launcher with SIGKILL passes nothing on, yet the sandbox
+   * notices within seconds and stops every process it started.
+   */
+  @Test
+  void aSandboxWhoseLauncherIsKilledStopsWithinSeconds() throws Exception {
+    Path manifest = dir.resolve("pod.yaml");
+    java.nio.file.Files.writeString(
+        manifest,
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: sleeper, namespace: default}\n"
+            + "spec:\n  containers:\n  - name: main\n    image: busybox\n"
+            + "    command: [/bin/sh, -c, 'sleep 3600 & wait']\n");
+    Path state = dir.resolve("state");
+    String tag = SandboxConfig.defaults(state).tag();
+    Process launcher =
+        new ProcessBuilder(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp",
+                System.getProperty("java.class.path"),
+                io.etcdoperator.sandbox.cli.SandboxMain.class.getName(),
+                "-f",
+                manifest.toString(),
+                "--dir",
+                state.toString())
+            .redirectErrorStream(true)
+            .redirectOutput(dir.resolve("launcher.log").toFile())
+            .start();
+    try {
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .pollInterval(Duration.ofMillis(200))
+          .until(() -> ProcessSweeper.find(tag).size() >= 2);
+      List<ProcessHandle> sandboxJvm = launcher.toHandle().children().toList();
+      assertThat(sandboxJvm).as("the sandbox runs in a child JVM of the launcher").hasSize(1);
+
+      launcher.destroyForcibly(); // SIGKILL
+      assertThat(launcher.waitFor(10, TimeUnit.SECONDS)).isTrue();
+
+      long killed = System.nanoTime();
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .pollInterval(Duration.ofMillis(100))
+          .until(() -> ProcessSweeper.find(tag).isEmpty() && !sandboxJvm.get(0).isAlive());
+      System.out.printf(
+          "sandbox stopped %d ms after its launcher was killed%n",
+          (System.nanoTime() - killed) / 1_000_000);
+    } finally {
+      launcher.toHandle().descendants().forEach(ProcessHandle::destroyForcibly);
+      launcher.destroyForcibly();
+      ProcessSweeper.sweep(tag);
+    }
+  }
 }

@@ -161,4 +161,35 @@ class SeedManifestsE2EIT {
       putAndGetThroughTheClientService();
     }
   }
+
+  /**
+   * The fixed manifest in a namespace that enforces Pod Security "restricted": the operator's
+   * default member pod must pass it (issue 10, A7: fixed non-root uid, fsGroup, seccomp
+   * RuntimeDefault, no privilege escalation, all capabilities dropped, no service-account token),
+   * and etcd runs as that uid on a volume the fsGroup owns.
+   */
+  @Test
+  void theFixedManifestBecomesReadyInANamespaceThatEnforcesRestricted() throws Exception {
+    try (Sandbox sandbox = Sandbox.start(SandboxConfig.defaults(dir), operator())) {
+      sandbox
+          .client()
+          .namespaces()
+          .withName("default")
+          .edit(
+              n -> {
+                n.getMetadata()
+                    .setLabels(Map.of("pod-security.kubernetes.io/enforce", "restricted"));
+                return n;
+              });
+      apply(sandbox.client(), EXAMPLES.resolve("seed-000-fixed.yaml"));
+      await()
+          .atMost(Duration.ofMinutes(3))
+          .pollInterval(Duration.ofMillis(500))
+          .until(() -> ready(sandbox.client()));
+      putAndGetThroughTheClientService();
+      var pod = sandbox.kubelet().pod("default", "test-0");
+      String status = Files.readString(Path.of("/proc", String.valueOf(pod.pid("etcd")), "status"));
+      assertThat(status).doesNotContain("Uid:\t0\t");
+    }
+  }
 }

@@ -3,7 +3,6 @@ package io.etcdoperator.api.v1alpha1;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
-import io.fabric8.crd.generator.annotation.PreserveUnknownFields;
 import io.fabric8.generator.annotation.Default;
 import io.fabric8.generator.annotation.Min;
 import io.fabric8.generator.annotation.ValidationRule;
@@ -63,15 +62,15 @@ public class EtcdClusterSpec {
   private EmbeddedPodDisruptionBudget podDisruptionBudgetTemplate;
 
   @JsonPropertyDescription(
-      "Member data: exactly one of emptyDir or volumeClaimTemplate (default: a 4Gi"
-          + " PersistentVolumeClaim per member). Immutable after creation.")
+      "Member data: emptyDir or volumeClaimTemplate; with both, emptyDir is used, as aenix does"
+          + " (default: a 4Gi PersistentVolumeClaim per member). The kind is immutable after"
+          + " creation.")
   private StorageSpec storage;
 
-  @PreserveUnknownFields
   @JsonPropertyDescription(
-      "TLS and authentication (aenix v1alpha1). Not supported yet: a cluster that sets it is"
-          + " reported InvalidSpec rather than run without the security it asked for.")
-  private Map<String, Object> security;
+      "TLS and authentication, as aenix v1alpha1 names them: spec.security.tls.* names Secrets,"
+          + " spec.security.enableAuth turns on etcd's authentication.")
+  private SecuritySpec security;
 
   @JsonPropertyDescription(
       "How the cluster starts: restore.source makes every member start from a snapshot (aenix"
@@ -156,11 +155,11 @@ public class EtcdClusterSpec {
     this.storage = storage;
   }
 
-  public Map<String, Object> getSecurity() {
+  public SecuritySpec getSecurity() {
     return security;
   }
 
-  public void setSecurity(Map<String, Object> security) {
+  public void setSecurity(SecuritySpec security) {
     this.security = security;
   }
 }

@@ -26,6 +26,7 @@ import java.util.Objects;
   "members",
   "lastRebuild",
   "restore",
+  "certificates",
   "selector"
 })
 public class EtcdClusterStatus {
@@ -66,6 +67,11 @@ public class EtcdClusterStatus {
       "The snapshot the cluster was restored from, when it started from one; or, while a restore"
           + " is refused, what is wrong with its source.")
   private RestoreStatus restore;
+
+  @JsonPropertyDescription(
+      "The certificates of spec.security.tls, each with its expiry, as read from their"
+          + " Secrets.")
+  private List<CertificateStatus> certificates;
 
   @LabelSelector
   @JsonPropertyDescription("Label selector of the member pods (for the scale subresource).")
@@ -151,6 +157,14 @@ public class EtcdClusterStatus {
     this.restore = restore;
   }
 
+  public List<CertificateStatus> getCertificates() {
+    return certificates;
+  }
+
+  public void setCertificates(List<CertificateStatus> certificates) {
+    this.certificates = certificates;
+  }
+
   public String getSelector() {
     return selector;
   }
@@ -172,6 +186,7 @@ public class EtcdClusterStatus {
         && Objects.equals(members, s.members)
         && Objects.equals(lastRebuild, s.lastRebuild)
         && Objects.equals(restore, s.restore)
+        && Objects.equals(certificates, s.certificates)
         && Objects.equals(selector, s.selector);
   }
 
@@ -188,6 +203,7 @@ public class EtcdClusterStatus {
         members,
         lastRebuild,
         restore,
+        certificates,
         selector);
   }
 }

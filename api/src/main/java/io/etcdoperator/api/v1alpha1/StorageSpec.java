@@ -2,18 +2,15 @@ package io.etcdoperator.api.v1alpha1;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
-import io.fabric8.generator.annotation.ValidationRule;
 import io.fabric8.kubernetes.api.model.EmptyDirVolumeSource;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetPersistentVolumeClaimRetentionPolicy;
 
 /** Where members keep their data. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-@ValidationRule(
-    value = "!(has(self.emptyDir) && has(self.volumeClaimTemplate))",
-    message = "spec.storage: set exactly one of emptyDir or volumeClaimTemplate")
 public class StorageSpec {
   @JsonPropertyDescription(
-      "Member data in an emptyDir: lost whenever a pod is deleted or moved. For tests only.")
+      "Member data in an emptyDir: lost whenever a pod is deleted or moved. For tests only. Used"
+          + " in place of volumeClaimTemplate when both are set, as aenix does.")
   private EmptyDirVolumeSource emptyDir;
 
   @JsonPropertyDescription(

@@ -71,6 +71,7 @@ public final class RenderCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     List<HasMetadata> objects = new ArrayList<>();
+    List<String> notes = new ArrayList<>();
     int clusters = 0;
     boolean failed = false;
     for (String file : files) {
@@ -97,7 +98,18 @@ public final class RenderCommand implements Callable<Integer> {
         clusters++;
         String prefix = file + ": EtcdCluster " + doc.path("metadata").path("name").asText() + ": ";
         try {
-          objects.addAll(render(toCluster(doc)));
+          EtcdCluster cluster = toCluster(doc);
+          EtcdClusterModel model = EtcdClusterModel.of(cluster);
+          objects.addAll(render(model));
+          boolean emptyDir = !model.usesPersistentStorage();
+          notes.add(
+              prefix
+                  + "storage: "
+                  + (emptyDir
+                      ? "emptyDir (member data is lost whenever a pod is deleted)"
+                      : "a PersistentVolumeClaim per member"));
+          io.etcdoperator.operator.model.SpecNotices.of(cluster.getSpec())
+              .forEach(n -> notes.add(prefix + "warning: " + n));
         } catch (IllegalArgumentException e) {
           err.println(prefix + unreadable(e));
           failed = true;
@@ -115,14 +127,15 @@ public final class RenderCommand implements Callable<Integer> {
     if (failed) {
       return INVALID;
     }
+    // What each cluster's storage is, and what of its spec is not done, once all of it is valid.
+    notes.forEach(err::println);
     out.print(yaml(objects));
     out.flush();
     return 0;
   }
 
   /** The objects the operator creates first for a valid cluster. */
-  static List<HasMetadata> render(EtcdCluster cluster) throws InvalidSpecException {
-    EtcdClusterModel model = EtcdClusterModel.of(cluster);
+  static List<HasMetadata> render(EtcdClusterModel model) {
     return model.all(ClusterState.bootstrap(model), model.replicas());
   }
 

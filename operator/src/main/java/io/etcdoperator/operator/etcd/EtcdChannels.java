@@ -1,18 +1,22 @@
 package io.etcdoperator.operator.etcd;
 
+import io.etcdoperator.operator.tls.ClientTls;
 import io.grpc.Channel;
 import io.grpc.ConnectivityState;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import io.grpc.netty.GrpcSslContexts;
 import io.grpc.netty.NettyChannelBuilder;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.ssl.SslContext;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.UnknownHostException;
+import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -25,6 +29,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import javax.net.ssl.SSLException;
 
 /**
  * The connections of an {@link EtcdService}: one gRPC channel per (cluster, endpoint), created on
@@ -58,6 +63,13 @@ final class EtcdChannels implements AutoCloseable {
   // One lock for all: lookups are a few per member per reconcile, and a plain lock makes it
   // obvious that closeCluster() and a concurrent lookup cannot leave a channel behind.
   private final Map<String, Map<String, Entry>> byCluster = new HashMap<>();
+
+  /** Each cluster's TLS material, by the fingerprint it was built from; absent: plain http. */
+  private final Map<String, Tls> tlsByCluster = new HashMap<>();
+
+  /** "clusterKey host" to the address calls go to instead of the host's; see {@link #pin}. */
+  private final Map<String, InetAddress> pins = new HashMap<>();
+
   private boolean closed;
   private long lastSweepNanos = System.nanoTime();
 
@@ -82,6 +94,9 @@ final class EtcdChannels implements AutoCloseable {
   interface Resolver {
     InetAddress resolve(String host) throws UnknownHostException;
   }
+
+  /** A cluster's TLS material and the Netty context built from it once. */
+  private record Tls(ClientTls material, SslContext context) {}
 
   private static final class Entry {
     final ManagedChannel channel;
@@ -123,12 +138,27 @@ final class EtcdChannels implements AutoCloseable {
    */
   Channel get(String clusterKey, String clientUrl) {
     URI uri = parse(clientUrl);
+    InetAddress pinned;
     synchronized (this) {
       if (closed) {
         throw new IllegalStateException("the etcd service is closed");
       }
+      pinned = pins.get(clusterKey + " " + uri.getHost());
     }
-    return get(clusterKey, clientUrl, uri, resolve(uri.getHost()));
+    return get(clusterKey, clientUrl, uri, pinned != null ? pinned : resolve(uri.getHost()));
+  }
+
+  /**
+   * Calls of {@code clusterKey} to {@code host} go to {@code address} (null: as DNS says), the
+   * certificate still verified against {@code host}: for a pod no Service names, such as the
+   * rebuild pod, whose certificate names the member it rebuilds.
+   */
+  synchronized void pin(String clusterKey, String host, InetAddress address) {
+    if (address == null) {
+      pins.remove(clusterKey + " " + host);
+    } else {
+      pins.put(clusterKey + " " + host, address);
+    }
   }
 
   /**
@@ -179,7 +209,7 @@ final class EtcdChannels implements AutoCloseable {
       entry = null;
     }
     if (entry == null) {
-      entry = new Entry(build(uri, address), address);
+      entry = new Entry(build(uri, address, tlsFor(clusterKey, uri)), address);
       endpoints.put(clientUrl, entry);
     }
     entry.lastUsedNanos = now;
@@ -191,7 +221,44 @@ final class EtcdChannels implements AutoCloseable {
     return entry.channel;
   }
 
+  /**
+   * The TLS material for {@code clusterKey}'s https URLs from now on (null: none). Material that
+   * differs from what the cluster's channels were made with closes them: the next call connects
+   * with the new certificates.
+   */
+  synchronized void useTls(String clusterKey, ClientTls tls) {
+    Tls current = tlsByCluster.get(clusterKey);
+    if (current == null ? tls == null : current.material().equals(tls)) {
+      return;
+    }
+    closeChannels(clusterKey);
+    if (tls == null) {
+      tlsByCluster.remove(clusterKey);
+    } else {
+      tlsByCluster.put(clusterKey, new Tls(tls, sslContext(tls)));
+    }
+  }
+
+  private static SslContext sslContext(ClientTls tls) {
+    try {
+      var builder =
+          GrpcSslContexts.forClient().trustManager(tls.trust().toArray(new X509Certificate[0]));
+      if (tls.key().isPresent()) {
+        builder.keyManager(tls.key().get(), tls.chain().toArray(new X509Certificate[0]));
+      }
+      return builder.build();
+    } catch (SSLException e) {
+      throw new IllegalStateException("cannot build a TLS context: " + e.getMessage(), e);
+    }
+  }
+
   synchronized void closeCluster(String clusterKey) {
+    tlsByCluster.remove(clusterKey);
+    pins.keySet().removeIf(k -> k.startsWith(clusterKey + " "));
+    closeChannels(clusterKey);
+  }
+
+  private void closeChannels(String clusterKey) {
     Map<String, Entry> endpoints = byCluster.remove(clusterKey);
     if (endpoints != null) {
       endpoints
@@ -216,6 +283,7 @@ final class EtcdChannels implements AutoCloseable {
   public synchronized void close() {
     closed = true;
     List.copyOf(byCluster.keySet()).forEach(this::closeCluster);
+    tlsByCluster.clear();
     lookups.shutdownNow();
   }
 
@@ -252,13 +320,34 @@ final class EtcdChannels implements AutoCloseable {
             });
   }
 
-  private ManagedChannel build(URI uri, InetAddress address) {
-    return NettyChannelBuilder.forAddress(new InetSocketAddress(address, uri.getPort()))
-        .overrideAuthority(uri.getHost() + ":" + uri.getPort())
+  /** The TLS context for an https URL of the cluster; null for http. */
+  private SslContext tlsFor(String clusterKey, URI uri) {
+    if (!"https".equals(uri.getScheme())) {
+      return null;
+    }
+    Tls tls = tlsByCluster.get(clusterKey);
+    if (tls == null) {
+      throw Status.UNAVAILABLE
+          .withDescription("no TLS material for " + uri + " (the cluster's Secrets are not read)")
+          .asRuntimeException();
+    }
+    return tls.context();
+  }
+
+  private ManagedChannel build(URI uri, InetAddress address, SslContext tls) {
+    NettyChannelBuilder builder =
+        NettyChannelBuilder.forAddress(new InetSocketAddress(address, uri.getPort()))
+            // The member's DNS name: the server certificate is verified against it (and SNI).
+            .overrideAuthority(uri.getHost() + ":" + uri.getPort());
+    if (tls == null) {
+      builder.usePlaintext();
+    } else {
+      builder.sslContext(tls);
+    }
+    return builder
         .eventLoopGroup(eventLoop)
         .channelType(NioSocketChannel.class)
         .executor(callbackExecutor)
-        .usePlaintext()
         .disableRetry()
         .withOption(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) deadline.toMillis())
         .keepAliveTime(KEEPALIVE_TIME.toMillis(), TimeUnit.MILLISECONDS)
@@ -267,9 +356,7 @@ final class EtcdChannels implements AutoCloseable {
         .build();
   }
 
-  /**
-   * Only plain {@code http://host:port} client URLs: the clusters this operator runs use no TLS.
-   */
+  /** {@code http://host:port} or {@code https://host:port} client URLs. */
   static URI parse(String clientUrl) {
     URI uri;
     try {
@@ -277,8 +364,10 @@ final class EtcdChannels implements AutoCloseable {
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException("not a client URL: " + clientUrl, e);
     }
-    if (!"http".equals(uri.getScheme()) || uri.getHost() == null || uri.getPort() < 0) {
-      throw new IllegalArgumentException("not an http://host:port client URL: " + clientUrl);
+    if (!("http".equals(uri.getScheme()) || "https".equals(uri.getScheme()))
+        || uri.getHost() == null
+        || uri.getPort() < 0) {
+      throw new IllegalArgumentException("not an http(s)://host:port client URL: " + clientUrl);
     }
     return uri;
   }

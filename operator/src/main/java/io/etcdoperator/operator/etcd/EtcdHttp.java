@@ -1,9 +1,11 @@
 package io.etcdoperator.operator.etcd;
 
+import io.etcdoperator.operator.tls.ClientTls;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -15,10 +17,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import javax.net.ssl.HttpsURLConnection;
+import javax.net.ssl.SSLSocketFactory;
 
 /**
- * What members serve over plain HTTP, besides gRPC: their versions ({@code /version}) and their
- * raft progress (the Prometheus {@code /metrics} page). A member restarted while its cluster has no
+ * What members serve over HTTP(S), besides gRPC: their versions ({@code /version}) and their raft
+ * progress (the Prometheus {@code /metrics} page). A member restarted while its cluster has no
  * quorum serves no client request at all (etcd serves clients only once it has joined a cluster
  * with quorum), but its metrics listener answers: it is the only way to learn how far each
  * survivor's log goes, and so which survivor holds the most advanced data.
@@ -39,9 +43,50 @@ public final class EtcdHttp {
    */
   public record Progress(long committedIndex, long appliedIndex, boolean hasLeader) {}
 
+  /**
+   * The socket factory of each TLS material (by fingerprint), at most {@value #TLS_CONTEXTS}: https
+   * calls go through {@link HttpsURLConnection}, which starts no thread of its own (a JDK {@link
+   * HttpClient} per cluster would cost one each).
+   */
+  private final Map<String, SSLSocketFactory> tlsFactories =
+      java.util.Collections.synchronizedMap(
+          new java.util.LinkedHashMap<>(16, 0.75f, true) {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<String, SSLSocketFactory> eldest) {
+              return size() > TLS_CONTEXTS;
+            }
+          });
+
+  private static final int TLS_CONTEXTS = 256;
+
   public EtcdHttp(Duration deadline) {
     this.deadline = deadline;
     this.http = HttpClient.newBuilder().connectTimeout(deadline).build();
+  }
+
+  /** GET over https with the cluster's TLS material; the body of a 200, else empty. */
+  private Optional<String> httpsGet(String url, ClientTls tls) {
+    SSLSocketFactory factory =
+        tlsFactories.computeIfAbsent(tls.fingerprint(), f -> tls.sslContext().getSocketFactory());
+    HttpsURLConnection c = null;
+    try {
+      c = (HttpsURLConnection) URI.create(url).toURL().openConnection();
+      c.setSSLSocketFactory(factory);
+      c.setConnectTimeout((int) deadline.toMillis());
+      c.setReadTimeout((int) deadline.toMillis());
+      if (c.getResponseCode() != 200) {
+        return Optional.empty();
+      }
+      try (var in = c.getInputStream()) {
+        return Optional.of(new String(in.readNBytes(64 * 1024), StandardCharsets.UTF_8));
+      }
+    } catch (java.io.IOException | IllegalArgumentException e) {
+      return Optional.empty();
+    } finally {
+      if (c != null) {
+        c.disconnect();
+      }
+    }
   }
 
   /**
@@ -55,6 +100,17 @@ public final class EtcdHttp {
 
   /** The versions the member at {@code clientUrl} reports, if it answers within the deadline. */
   public Optional<Versions> versions(String clientUrl) {
+    return versions(clientUrl, Optional.empty());
+  }
+
+  /**
+   * The versions the member at {@code clientUrl} reports, over https with {@code tls} when the URL
+   * is https (the client port then also asks for the operator's certificate).
+   */
+  public Optional<Versions> versions(String clientUrl, Optional<ClientTls> tls) {
+    if (clientUrl.startsWith("https:")) {
+      return tls.flatMap(t -> httpsGet(clientUrl + "/version", t)).flatMap(EtcdHttp::parseVersions);
+    }
     try {
       HttpRequest request =
           HttpRequest.newBuilder(URI.create(clientUrl + "/version"))

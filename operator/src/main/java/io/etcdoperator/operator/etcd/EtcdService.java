@@ -150,6 +150,35 @@ public interface EtcdService extends AutoCloseable {
    */
   long applyChanges(String clusterKey, String clientUrl, List<ChangeEvent> oneRevision);
 
+  /**
+   * Whether etcd's authentication is on, as the member at {@code clientUrl} says (etcd 3.5's
+   * AuthStatus).
+   *
+   * @throws EtcdException when it does not answer, or has no AuthStatus (etcd 3.4: UNIMPLEMENTED)
+   */
+  boolean authEnabled(String clusterKey, String clientUrl);
+
+  /**
+   * Creates the root role and user, and {@code user} as root (no passwords: certificate-based),
+   * where missing, then turns authentication on.
+   */
+  void enableAuth(String clusterKey, String clientUrl, String user);
+
+  /** Turns authentication off; users and roles stay. */
+  void disableAuth(String clusterKey, String clientUrl);
+
+  /**
+   * The TLS material for this cluster's https URLs from now on (empty: none); connections made with
+   * other material are closed. Called by every reconcile before it probes.
+   */
+  void useTls(String clusterKey, java.util.Optional<io.etcdoperator.operator.tls.ClientTls> tls);
+
+  /**
+   * Calls of this cluster to {@code host} go to the address {@code ip} from now on (empty: to the
+   * host's own address again); the server certificate is still verified against {@code host}.
+   */
+  void pinAddress(String clusterKey, String host, java.util.Optional<String> ip);
+
   /** Closes every connection held for this cluster (call it when the cluster is deleted). */
   void closeCluster(String clusterKey);
 

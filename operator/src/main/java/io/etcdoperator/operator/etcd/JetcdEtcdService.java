@@ -12,6 +12,7 @@ import io.etcd.jetcd.api.MemberRemoveResponse;
 import io.etcd.jetcd.api.MoveLeaderRequest;
 import io.etcd.jetcd.api.RangeRequest;
 import io.etcd.jetcd.api.StatusResponse;
+import io.etcdoperator.operator.tls.ClientTls;
 import io.grpc.Deadline;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.nio.NioEventLoopGroup;
@@ -371,6 +372,36 @@ public final class JetcdEtcdService implements EtcdService {
       return channels.get(clusterKey, clientUrl);
     } catch (io.grpc.StatusRuntimeException e) {
       throw GrpcErrors.classify(e, clientUrl);
+    }
+  }
+
+  @Override
+  public boolean authEnabled(String clusterKey, String clientUrl) {
+    return new EtcdAuth(calls).enabled(clusterKey, clientUrl, newDeadline());
+  }
+
+  @Override
+  public void enableAuth(String clusterKey, String clientUrl, String user) {
+    new EtcdAuth(calls).enable(clusterKey, clientUrl, user, this::newDeadline);
+  }
+
+  @Override
+  public void disableAuth(String clusterKey, String clientUrl) {
+    new EtcdAuth(calls).disable(clusterKey, clientUrl, newDeadline());
+  }
+
+  @Override
+  public void useTls(String clusterKey, Optional<ClientTls> tls) {
+    channels.useTls(clusterKey, tls.orElse(null));
+  }
+
+  @Override
+  public void pinAddress(String clusterKey, String host, Optional<String> ip) {
+    try {
+      channels.pin(
+          clusterKey, host, ip.isEmpty() ? null : java.net.InetAddress.getByName(ip.get()));
+    } catch (java.net.UnknownHostException e) {
+      throw new IllegalArgumentException("not an address: " + ip.get(), e);
     }
   }
 

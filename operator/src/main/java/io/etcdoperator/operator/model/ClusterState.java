@@ -61,7 +61,7 @@ public record ClusterState(
   public static ClusterState bootstrap(EtcdClusterModel m) {
     List<InitialMember> members =
         IntStream.range(0, m.replicas())
-            .mapToObj(i -> InitialMember.of(m.namespace(), m.name(), i))
+            .mapToObj(i -> InitialMember.of(m.namespace(), m.name(), i, m.security().peerScheme()))
             .toList();
     return new ClusterState(Kind.NEW, members, m.clusterToken());
   }

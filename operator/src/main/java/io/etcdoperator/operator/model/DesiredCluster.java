@@ -16,11 +16,20 @@ public record DesiredCluster(Target target, Optional<EtcdClusterModel> model) {
 
   /** Validates the resource once and composes both halves. */
   public static DesiredCluster of(EtcdCluster cluster) {
-    return of(cluster, Names.DEFAULT_OPERATOR_IMAGE);
+    return of(cluster, Names.DEFAULT_OPERATOR_IMAGE, "");
   }
 
   /** As {@link #of(EtcdCluster)}, with the operator's own image (a restore's init container). */
   public static DesiredCluster of(EtcdCluster cluster, String operatorImage) {
+    return of(cluster, operatorImage, "");
+  }
+
+  /**
+   * Validates the resource once and composes both halves: with the operator's own image (a
+   * restore's init container) and {@code trustedCa}, the fingerprint of the CAs members load (from
+   * the cluster's Secrets; empty when none is known).
+   */
+  public static DesiredCluster of(EtcdCluster cluster, String operatorImage, String trustedCa) {
     var meta = cluster.getMetadata();
     long generation = meta.getGeneration() == null ? 0 : meta.getGeneration();
     String optIn =
@@ -29,7 +38,7 @@ public record DesiredCluster(Target target, Optional<EtcdClusterModel> model) {
             : meta.getAnnotations().get(Names.REBUILD_OPT_IN_ANNOTATION);
     Target.Rebuild rebuild = Target.Rebuild.of(meta.getUid(), optIn);
     try {
-      EtcdClusterModel model = EtcdClusterModel.of(cluster, operatorImage);
+      EtcdClusterModel model = EtcdClusterModel.of(cluster, operatorImage, trustedCa);
       Target.Desired desired =
           new Target.Desired(
               model.replicas(),
@@ -39,6 +48,7 @@ public record DesiredCluster(Target target, Optional<EtcdClusterModel> model) {
               model.etcdImage(),
               model.claimPolicy(),
               model.restoreSource().map(RestorePods::sourceUri),
+              model.security(),
               model.maintenance());
       return new DesiredCluster(
           Target.valid(meta.getNamespace(), meta.getName(), generation, desired)

@@ -56,7 +56,9 @@ public final class EtcdClusterModel {
   private final PodTemplateSpec podTemplate;
   private final String podTemplateHash;
 
-  private EtcdClusterModel(EtcdCluster resource, String operatorImage) {
+  private final Security security;
+
+  private EtcdClusterModel(EtcdCluster resource, String operatorImage, String trustedCa) {
     this.name = resource.getMetadata().getName();
     this.namespace = resource.getMetadata().getNamespace();
     this.uid = resource.getMetadata().getUid();
@@ -64,14 +66,15 @@ public final class EtcdClusterModel {
     this.spec = given == null ? new EtcdClusterSpec() : given;
     this.replicas =
         spec.getReplicas() == null ? EtcdClusterSpec.DEFAULT_REPLICAS : spec.getReplicas();
-    this.podTemplate = MemberPod.template(name, spec, operatorImage);
+    this.security = Security.of(spec.getSecurity());
+    this.podTemplate = MemberPod.template(name, spec, operatorImage, trustedCa);
     this.podTemplateHash =
         podTemplate.getMetadata().getAnnotations().get(Names.POD_TEMPLATE_HASH_ANNOTATION);
   }
 
   /** Validates once; throws InvalidSpecException listing every problem (field path + reason). */
   public static EtcdClusterModel of(EtcdCluster resource) throws InvalidSpecException {
-    return of(resource, Names.DEFAULT_OPERATOR_IMAGE);
+    return of(resource, Names.DEFAULT_OPERATOR_IMAGE, "");
   }
 
   /**
@@ -80,11 +83,27 @@ public final class EtcdClusterModel {
    */
   public static EtcdClusterModel of(EtcdCluster resource, String operatorImage)
       throws InvalidSpecException {
+    return of(resource, operatorImage, "");
+  }
+
+  /**
+   * The model with the operator's own image (what a restore's init container runs), its pod
+   * template carrying {@code trustedCa} (the fingerprint of the CAs members load at start, see
+   * {@link io.etcdoperator.operator.tls.CertificateCheck}; empty: none known): a change of those
+   * CAs is a change of the template, so members restart one at a time.
+   */
+  public static EtcdClusterModel of(EtcdCluster resource, String operatorImage, String trustedCa)
+      throws InvalidSpecException {
     List<SpecProblem> problems = SpecValidator.validate(resource);
     if (!problems.isEmpty()) {
       throw new InvalidSpecException(problems);
     }
-    return new EtcdClusterModel(resource, operatorImage);
+    return new EtcdClusterModel(resource, operatorImage, trustedCa);
+  }
+
+  /** What spec.security asks for. */
+  public Security security() {
+    return security;
   }
 
   public String name() {

@@ -13,8 +13,9 @@ import java.util.TreeMap;
  *
  * <p>The operator owns every flag that decides a member's identity, data location, membership and
  * URLs: a user value for one of them would give a member another name, lose its data or break the
- * peer URLs the member list records. TLS flags are owned too: TLS comes with {@code spec.security},
- * and a TLS flag alone would make members unreachable by the operator's {@code http://} URLs.
+ * peer URLs the member list records. TLS flags are owned too: TLS comes with {@code
+ * spec.security.tls} ({@link Security}), which also sets the URLs' schemes and the operator's own
+ * client; a TLS flag alone would make members unreachable by it.
  */
 final class EtcdFlags {
   static final String DEFAULT_IMAGE = "quay.io/coreos/etcd:v3.5.30";
@@ -25,7 +26,7 @@ final class EtcdFlags {
   private static final String IDENTITY = "member identity and data location";
   private static final String MEMBERSHIP = "cluster membership";
   private static final String URLS = "member URLs and ports";
-  private static final String TLS = "TLS comes with spec.security, not supported yet";
+  private static final String TLS = "TLS comes with spec.security.tls";
   private static final String CONFIG = "etcd ignores every other flag and variable when it is set";
   private static final String LOGS =
       "the operator reads a member's last words on stderr, through its termination message";
@@ -153,6 +154,11 @@ final class EtcdFlags {
    * kubelet from the container's environment.
    */
   static List<String> args(String cluster, Map<String, String> options) {
+    return args(cluster, options, Security.NONE);
+  }
+
+  /** The member's arguments with the TLS of {@code security}. */
+  static List<String> args(String cluster, Map<String, String> options, Security security) {
     String host =
         "$("
             + Names.ENV_POD_NAME
@@ -166,11 +172,15 @@ final class EtcdFlags {
     args.add("--data-dir=" + Names.DATA_DIR);
     // [::] is every address of the pod, IPv6 and IPv4 alike (a dual-stack socket): members work
     // on IPv4, IPv6-only and dual-stack clusters; 0.0.0.0 would bind IPv4 only.
-    args.add("--listen-peer-urls=http://[::]:" + Names.PEER_PORT);
-    args.add("--listen-client-urls=http://[::]:" + Names.CLIENT_PORT);
+    String peer = security.peerScheme() + "://";
+    String client = security.clientScheme() + "://";
+    args.add("--listen-peer-urls=" + peer + "[::]:" + Names.PEER_PORT);
+    args.add("--listen-client-urls=" + client + "[::]:" + Names.CLIENT_PORT);
+    // Plain http always: the kubelet's probes and Prometheus read it (health and metrics, no data).
     args.add("--listen-metrics-urls=http://[::]:" + Names.METRICS_PORT);
-    args.add("--initial-advertise-peer-urls=http://" + host + ":" + Names.PEER_PORT);
-    args.add("--advertise-client-urls=http://" + host + ":" + Names.CLIENT_PORT);
+    args.add("--initial-advertise-peer-urls=" + peer + host + ":" + Names.PEER_PORT);
+    args.add("--advertise-client-urls=" + client + host + ":" + Names.CLIENT_PORT);
+    args.addAll(security.flags());
     // A member whose data diverged from its peers' (a wiped majority that took writes before the
     // survivor came back) refuses to serve, and a periodic check raises the
     // CORRUPT alarm: diverged data is reported instead of served. Options may override both.

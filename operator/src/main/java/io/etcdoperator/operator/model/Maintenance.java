@@ -49,6 +49,11 @@ public record Maintenance(
           bytes(DataStorage.DEFAULT_SIZE),
           DataStorage.DEFAULT_SIZE);
 
+  /** etcd's defaults for a cluster on emptyDir: no claim to size. */
+  public static final Maintenance WITHOUT_CLAIM =
+      new Maintenance(
+          Optional.empty(), OptionalInt.empty(), DEFAULTS.minReclaimable(), DEFAULT_QUOTA, 0, "");
+
   /** Whether a policy asks for defragmentation (NOSPACE recovery defragments regardless). */
   public boolean defragments() {
     return schedule.isPresent() || thresholdPercent.isPresent();

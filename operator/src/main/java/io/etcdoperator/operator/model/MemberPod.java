@@ -38,11 +38,12 @@ import java.util.Map;
  * <p>Probes. etcd serves its client port only once it has joined a cluster with quorum, and its
  * {@code /health} fails without a leader (tried with Debian's etcd 3.4.23), so liveness and startup
  * ask {@code /version} on the peer port, which answers from the moment the member has loaded its
- * data, quorum or not: a member waiting for its peers is never killed for it. Readiness asks {@code
- * /health?exclude=NOSPACE} on the metrics port: a member is ready when the cluster has a leader and
- * it can serve. NOSPACE is left out (etcd 3.4 and 3.5 both honour {@code exclude}): under it the
- * cluster still serves reads and deletes, and a readiness that failed on every member at once would
- * take every endpoint out of the client Service while the operator recovers the space.
+ * data, quorum or not: a member waiting for its peers is never killed for it (with peer TLS, the
+ * metrics port; see {@link #liveness}). Readiness asks {@code /health?exclude=NOSPACE} on the
+ * metrics port: a member is ready when the cluster has a leader and it can serve. NOSPACE is left
+ * out (etcd 3.4 and 3.5 both honour {@code exclude}): under it the cluster still serves reads and
+ * deletes, and a readiness that failed on every member at once would take every endpoint out of the
+ * client Service while the operator recovers the space.
  */
 final class MemberPod {
   private static final Map<String, Overlay.Rule> POD_RULES =
@@ -69,13 +70,15 @@ final class MemberPod {
 
   /** The pod template, with its hash in {@value Names#POD_TEMPLATE_HASH_ANNOTATION}. */
   static PodTemplateSpec template(String cluster, EtcdClusterSpec spec) {
-    return template(cluster, spec, Names.DEFAULT_OPERATOR_IMAGE);
+    return template(cluster, spec, Names.DEFAULT_OPERATOR_IMAGE, "");
   }
 
   /**
    * @param operatorImage what the restore init container runs, when the spec restores
+   * @param trustedCa the fingerprint of the CAs members load at start (empty: none known)
    */
-  static PodTemplateSpec template(String cluster, EtcdClusterSpec spec, String operatorImage) {
+  static PodTemplateSpec template(
+      String cluster, EtcdClusterSpec spec, String operatorImage, String trustedCa) {
     PodTemplate user = spec.getPodTemplate();
     PodSpec podSpec = basePodSpec(cluster, spec);
     if (spec.getBootstrap() != null && spec.getBootstrap().getRestore() != null) {
@@ -107,6 +110,9 @@ final class MemberPod {
             .endMetadata()
             .withSpec(podSpec)
             .build();
+    if (trustedCa != null && !trustedCa.isEmpty()) {
+      template.getMetadata().getAnnotations().put(Names.TRUSTED_CA_ANNOTATION, trustedCa);
+    }
     template.getMetadata().getAnnotations().put(Names.POD_TEMPLATE_HASH_ANNOTATION, hash(template));
     return template;
   }
@@ -138,17 +144,19 @@ final class MemberPod {
             .withType("RuntimeDefault")
             .endSeccompProfile()
             .endSecurityContext()
-            .withContainers(etcdContainer(cluster, spec.getOptions()));
+            .withContainers(etcdContainer(cluster, spec));
     DataStorage.podVolume(spec).ifPresent(pod::addToVolumes);
+    Security.of(spec.getSecurity()).volumes().forEach(pod::addToVolumes);
     return pod.build();
   }
 
-  static Container etcdContainer(String cluster, Map<String, String> options) {
+  static Container etcdContainer(String cluster, EtcdClusterSpec spec) {
+    Security security = Security.of(spec.getSecurity());
     return new ContainerBuilder()
         .withName(Names.ETCD_CONTAINER)
         .withImage(EtcdFlags.DEFAULT_IMAGE)
         .withCommand(EtcdFlags.COMMAND)
-        .withArgs(EtcdFlags.args(cluster, options))
+        .withArgs(EtcdFlags.args(cluster, spec.getOptions(), security))
         .addNewEnv()
         .withName(Names.ENV_POD_NAME)
         .withNewValueFrom()
@@ -186,6 +194,7 @@ final class MemberPod {
         .withName(Names.DATA_VOLUME)
         .withMountPath(Names.DATA_MOUNT_PATH)
         .endVolumeMount()
+        .addAllToVolumeMounts(security.mounts())
         .withNewSecurityContext()
         .withAllowPrivilegeEscalation(false)
         .withReadOnlyRootFilesystem(true)
@@ -197,10 +206,43 @@ final class MemberPod {
         // status is how the operator learns it (see Facts#lostData).
         .withTerminationMessagePolicy("FallbackToLogsOnError")
         // Loading a large data dir can take minutes: up to 5 before liveness takes over.
-        .withStartupProbe(httpProbe("/version", Names.PEER_PORT, 5, 60))
-        .withLivenessProbe(httpProbe("/version", Names.PEER_PORT, 10, 6))
+        .withStartupProbe(liveness(security, spec, 5, 60))
+        .withLivenessProbe(liveness(security, spec, 10, 6))
         .withReadinessProbe(httpProbe("/health?exclude=NOSPACE", Names.METRICS_PORT, 5, 3))
         .build();
+  }
+
+  /**
+   * Whether the member's process serves, quorum or not. Over plain peer URLs, {@code /version} on
+   * the peer port. With peer TLS the peer port requires a client certificate, which a kubelet does
+   * not present, so the metrics port: {@code /livez} on etcd 3.5 and later (a serializable read,
+   * which needs no leader), and on 3.4, which has no {@code /livez} and whose {@code /health} fails
+   * without a leader, {@code /metrics} (served whenever the process is).
+   */
+  private static Probe liveness(
+      Security security, EtcdClusterSpec spec, int periodSeconds, int failureThreshold) {
+    if (!security.peerTls()) {
+      return httpProbe("/version", Names.PEER_PORT, periodSeconds, failureThreshold);
+    }
+    boolean livez =
+        EtcdVersion.ofImage(imageOf(spec))
+            .map(v -> v.compareTo(new EtcdVersion(3, 5, 0)) >= 0)
+            .orElse(false);
+    return httpProbe(
+        livez ? "/livez" : "/metrics", Names.METRICS_PORT, periodSeconds, failureThreshold);
+  }
+
+  /** The etcd container's image: the user's, else the default. */
+  static String imageOf(EtcdClusterSpec spec) {
+    PodTemplate user = spec.getPodTemplate();
+    if (user != null && user.getSpec() != null && user.getSpec().getContainers() != null) {
+      for (Container c : user.getSpec().getContainers()) {
+        if (Names.ETCD_CONTAINER.equals(c.getName()) && c.getImage() != null) {
+          return c.getImage();
+        }
+      }
+    }
+    return EtcdFlags.DEFAULT_IMAGE;
   }
 
   private static Probe httpProbe(String path, int port, int periodSeconds, int failureThreshold) {

@@ -55,6 +55,12 @@ public final class Names {
   /** On the pod template, and so on every member pod: the hash of the template it was made from. */
   public static final String POD_TEMPLATE_HASH_ANNOTATION = ANNOTATION_PREFIX + "pod-template-hash";
 
+  /**
+   * On the pod template: the fingerprint of the CAs members load at start (peer and client CA).
+   * etcd builds its CA pools once, so a new CA takes a restart; the annotation makes it a roll.
+   */
+  public static final String TRUSTED_CA_ANNOTATION = ANNOTATION_PREFIX + "trusted-ca";
+
   /** On a data claim: the ID (hex) of the etcd member whose data it holds. */
   public static final String MEMBER_ID_ANNOTATION = ANNOTATION_PREFIX + "member-id";
 
@@ -253,11 +259,21 @@ public final class Names {
   }
 
   public static String peerUrl(String namespace, String cluster, int ordinal) {
-    return "http://" + memberHost(namespace, cluster, ordinal) + ":" + PEER_PORT;
+    return peerUrl(namespace, cluster, ordinal, "http");
+  }
+
+  /** The peer URL on {@code scheme}: https with peer TLS. */
+  public static String peerUrl(String namespace, String cluster, int ordinal, String scheme) {
+    return scheme + "://" + memberHost(namespace, cluster, ordinal) + ":" + PEER_PORT;
   }
 
   public static String clientUrl(String namespace, String cluster, int ordinal) {
-    return "http://" + memberHost(namespace, cluster, ordinal) + ":" + CLIENT_PORT;
+    return clientUrl(namespace, cluster, ordinal, "http");
+  }
+
+  /** The client URL on {@code scheme}: https when the member serves TLS. */
+  public static String clientUrl(String namespace, String cluster, int ordinal, String scheme) {
+    return scheme + "://" + memberHost(namespace, cluster, ordinal) + ":" + CLIENT_PORT;
   }
 
   /** Where a member serves its metrics (also while it has no quorum). */

@@ -48,10 +48,15 @@ final class PodTemplateValidator {
     containers(PATH + ".initContainers", pod.getInitContainers(), names);
     containers(PATH + ".containers", pod.getContainers(), names);
     for (int i = 0; i < pod.getVolumes().size(); i++) {
-      if (Names.DATA_VOLUME.equals(pod.getVolumes().get(i).getName())) {
+      String name = pod.getVolumes().get(i).getName();
+      if (Names.DATA_VOLUME.equals(name)) {
         problem.accept(
             PATH + ".volumes[" + i + "].name",
             "'" + Names.DATA_VOLUME + "' is the operator's data volume; choose another name");
+      } else if (Security.volumeNames().contains(name)) {
+        problem.accept(
+            PATH + ".volumes[" + i + "].name",
+            "'" + name + "' is a volume of spec.security.tls; choose another name");
       }
     }
     if (pod.getRestartPolicy() != null && !"Always".equals(pod.getRestartPolicy())) {
@@ -146,6 +151,14 @@ final class PodTemplateValidator {
                 + "' is mounted by the operator at "
                 + Names.DATA_MOUNT_PATH
                 + "; remove it");
+      } else if (m.getMountPath() != null
+          && (m.getMountPath() + "/").startsWith(Security.PKI + "/")) {
+        problem.accept(
+            path + ".volumeMounts[" + i + "].mountPath",
+            m.getMountPath()
+                + " is where spec.security.tls mounts its Secrets ("
+                + Security.PKI
+                + "); choose another path");
       } else if (overlapsDataDir(m.getMountPath())) {
         problem.accept(
             path + ".volumeMounts[" + i + "].mountPath",

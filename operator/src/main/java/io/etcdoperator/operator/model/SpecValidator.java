@@ -5,11 +5,14 @@ import io.etcdoperator.api.v1alpha1.EmbeddedPersistentVolumeClaim;
 import io.etcdoperator.api.v1alpha1.EmbeddedService;
 import io.etcdoperator.api.v1alpha1.EtcdCluster;
 import io.etcdoperator.api.v1alpha1.EtcdClusterSpec;
+import io.etcdoperator.api.v1alpha1.SecuritySpec;
 import io.etcdoperator.api.v1alpha1.StorageSpec;
+import io.etcdoperator.api.v1alpha1.TlsSpec;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ServiceSpec;
 import java.math.BigDecimal;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -22,6 +25,8 @@ import java.util.regex.Pattern;
  */
 final class SpecValidator {
   private static final Pattern DNS_1035_LABEL = Pattern.compile("[a-z]([-a-z0-9]*[a-z0-9])?");
+  private static final Pattern DNS_SUBDOMAIN =
+      Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
   private static final Pattern FLAG_NAME = Pattern.compile("[a-z0-9][a-z0-9.-]*");
 
   private final List<SpecProblem> problems = new ArrayList<>();
@@ -108,11 +113,93 @@ final class SpecValidator {
       }
     }
     storage(spec.getStorage());
-    if (spec.getSecurity() != null) {
+    security(spec.getSecurity(), spec);
+  }
+
+  /**
+   * The rules of aenix v1alpha1's webhook, which the CRD's CEL rules repeat (an API server without
+   * them, or an object written before they existed, still meets them here), and Secret names.
+   */
+  private void security(SecuritySpec security, EtcdClusterSpec spec) {
+    if (security == null) {
+      return;
+    }
+    if (security.getPeer() != null) {
       problem(
-          "spec.security",
-          "TLS and authentication are not supported yet; remove spec.security rather than run"
-              + " without the security it asks for");
+          "spec.security.peer",
+          "is an older shape of aenix's API, not supported: name the peer Secrets in"
+              + " spec.security.tls.peerSecret and spec.security.tls.peerTrustedCASecret");
+    }
+    if (security.getClientServer() != null) {
+      problem(
+          "spec.security.clientServer",
+          "is an older shape of aenix's API, not supported: name the Secrets in"
+              + " spec.security.tls.serverSecret (and serverTrustedCASecret), and"
+              + " spec.security.tls.clientSecret with clientTrustedCASecret");
+    }
+    TlsSpec tls = security.getTls() == null ? new TlsSpec() : security.getTls();
+    Map<String, String> names = new LinkedHashMap<>();
+    names.put("peerTrustedCASecret", tls.getPeerTrustedCASecret());
+    names.put("peerSecret", tls.getPeerSecret());
+    names.put("serverTrustedCASecret", tls.getServerTrustedCASecret());
+    names.put("serverSecret", tls.getServerSecret());
+    names.put("clientTrustedCASecret", tls.getClientTrustedCASecret());
+    names.put("clientSecret", tls.getClientSecret());
+    names.forEach(
+        (field, value) -> {
+          if (value != null && !value.isBlank() && !DNS_SUBDOMAIN.matcher(value).matches()) {
+            problem(
+                "spec.security.tls." + field,
+                "'"
+                    + value
+                    + "' is no Secret name (a DNS subdomain: lowercase letters, digits,"
+                    + " '-' and '.')");
+          }
+        });
+    Security s = Security.of(security);
+    if (s.peerSecret().isPresent() != s.peerCaSecret().isPresent()) {
+      problem(
+          "spec.security.tls",
+          "set both peerSecret and peerTrustedCASecret, or neither (members verify each other's"
+              + " certificate)");
+    }
+    if (s.clientSecret().isPresent() != s.clientCaSecret().isPresent()) {
+      problem(
+          "spec.security.tls",
+          "set both clientSecret and clientTrustedCASecret, or neither (members verify the"
+              + " operator's client certificate)");
+    }
+    if (s.clientCaSecret().isPresent() && !s.serverTls()) {
+      problem(
+          "spec.security.tls.clientTrustedCASecret",
+          "client certificates need TLS on the client port: set serverSecret too");
+    }
+    if (s.serverCaSecret().isPresent() && !s.serverTls()) {
+      problem(
+          "spec.security.tls.serverTrustedCASecret",
+          "trusts a server certificate, but no serverSecret gives the members one: set"
+              + " serverSecret too, or remove it");
+    }
+    if (s.auth() && (!s.serverTls() || s.clientSecret().isEmpty())) {
+      problem(
+          "spec.security.enableAuth",
+          "the operator authenticates with its client certificate: set"
+              + " spec.security.tls.serverSecret and spec.security.tls.clientSecret");
+    }
+    if (s.auth()) {
+      String image = MemberPod.imageOf(spec);
+      EtcdVersion.ofImage(image)
+          .filter(v -> v.compareTo(new EtcdVersion(3, 5, 0)) < 0)
+          .ifPresent(
+              v ->
+                  problem(
+                      "spec.security.enableAuth",
+                      "needs etcd 3.5 or later, and the image "
+                          + image
+                          + " is "
+                          + v.minorVersion()
+                          + " (3.4 cannot say whether authentication is on, and its users need"
+                          + " passwords); upgrade first"));
     }
   }
 
@@ -231,11 +318,9 @@ final class SpecValidator {
     if (storage == null) {
       return;
     }
-    if (storage.getEmptyDir() != null && storage.getVolumeClaimTemplate() != null) {
-      problem("spec.storage", "set exactly one of emptyDir or volumeClaimTemplate, not both");
-    }
     EmbeddedPersistentVolumeClaim claim = storage.getVolumeClaimTemplate();
-    if (claim != null) {
+    // Both kinds: emptyDir is used (aenix's rule), the claim template is not checked (SpecNotices).
+    if (claim != null && storage.getEmptyDir() == null) {
       templateMetadata("spec.storage.volumeClaimTemplate.metadata", claim.getMetadata());
       String field = "spec.storage.volumeClaimTemplate.spec.resources.requests.storage";
       Quantity size =

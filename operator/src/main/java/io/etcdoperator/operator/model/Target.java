@@ -84,6 +84,7 @@ public record Target(
    * @param claims what the spec's retention policy asks of the operator for members' claims
    * @param restoreFrom the snapshot every member starts from ({@code spec.bootstrap.restore}), as a
    *     URI; empty: the cluster starts empty
+   * @param security what spec.security asks for (the schemes of new members' URLs, auth)
    * @param maintenance defragmentation policy, space quota, claim size
    */
   public record Desired(
@@ -94,6 +95,7 @@ public record Target(
       String image,
       ClaimPolicy claims,
       Optional<String> restoreFrom,
+      Security security,
       Maintenance maintenance) {
     public Desired(
         int replicas,
@@ -102,7 +104,8 @@ public record Target(
         String clusterToken,
         String image,
         ClaimPolicy claims,
-        Optional<String> restoreFrom) {
+        Optional<String> restoreFrom,
+        Security security) {
       this(
           replicas,
           podTemplateHash,
@@ -111,15 +114,8 @@ public record Target(
           image,
           claims,
           restoreFrom,
-          persistentStorage
-              ? Maintenance.DEFAULTS
-              : new Maintenance(
-                  Optional.empty(),
-                  java.util.OptionalInt.empty(),
-                  Maintenance.DEFAULTS.minReclaimable(),
-                  Maintenance.DEFAULT_QUOTA,
-                  0,
-                  ""));
+          security,
+          persistentStorage ? Maintenance.DEFAULTS : Maintenance.WITHOUT_CLAIM);
     }
 
     public Desired withMaintenance(Maintenance value) {
@@ -131,6 +127,7 @@ public record Target(
           image,
           claims,
           restoreFrom,
+          security,
           value);
     }
 
@@ -157,7 +154,8 @@ public record Target(
           clusterToken,
           image,
           claims,
-          Optional.empty());
+          Optional.empty(),
+          Security.NONE);
     }
 
     public Desired(
@@ -174,7 +172,8 @@ public record Target(
           clusterToken,
           image,
           ClaimPolicy.RETAIN,
-          restoreFrom);
+          restoreFrom,
+          Security.NONE);
     }
 
     /** The etcd version the image's tag names; empty for a tag that is no version. */

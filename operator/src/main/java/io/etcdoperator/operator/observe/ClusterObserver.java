@@ -6,6 +6,7 @@ import io.etcdoperator.operator.etcd.EtcdService;
 import io.etcdoperator.operator.etcd.ProbeFailure;
 import io.etcdoperator.operator.model.ClusterState;
 import io.etcdoperator.operator.model.Names;
+import io.etcdoperator.operator.tls.TlsReport;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -52,6 +53,17 @@ public final class ClusterObserver {
       Optional<Pod> rebuildPod) {}
 
   public ClusterView observe(String namespace, String cluster, Objects objects) {
+    return observe(namespace, cluster, objects, "http", TlsReport.NONE);
+  }
+
+  /**
+   * The view, probing each member on the scheme its pod serves (by its arguments) and, without a
+   * pod, on {@code clientScheme} (what the spec asks for), with the TLS material of {@code tls}.
+   */
+  public ClusterView observe(
+      String namespace, String cluster, Objects objects, String clientScheme, TlsReport tls) {
+    String key = namespace + "/" + cluster;
+    etcd.useTls(key, tls.client());
     Optional<StatefulSetView> sts = objects.statefulSet().map(KubernetesViews::statefulSet);
     TreeMap<Integer, PodView> pods = new TreeMap<>();
     objects
@@ -77,25 +89,51 @@ public final class ClusterObserver {
                 .filter(i -> i >= 0)
                 .forEach(expected::add));
 
+    if (objects.rebuildPod().isEmpty()) {
+      // A rebuild pinned its survivor's name to its own address; members answer there again.
+      expected.forEach(
+          i -> etcd.pinAddress(key, Names.memberHost(namespace, cluster, i), Optional.empty()));
+    }
     Probed probed = new Probed(new TreeMap<>(), Optional.empty());
     if (!expected.isEmpty()) {
       TreeMap<Integer, String> urls = new TreeMap<>();
-      expected.forEach(i -> urls.put(i, Names.clientUrl(namespace, cluster, i)));
-      probed =
-          fromProbe(urls, etcd.probeAll(namespace + "/" + cluster, List.copyOf(urls.values())));
+      expected.forEach(
+          i ->
+              urls.put(
+                  i,
+                  Names.clientUrl(
+                      namespace,
+                      cluster,
+                      i,
+                      pods.containsKey(i) ? pods.get(i).clientScheme() : clientScheme)));
+      probed = fromProbe(urls, etcd.probeAll(key, List.copyOf(urls.values())));
     }
     TreeMap<Integer, MemberProbe> probes = new TreeMap<>(probed.probes());
     trace(cluster, probes, probed.memberList());
     readMetricsOfSilentMembers(namespace, cluster, pods, probes);
     Optional<RebuildView> rebuild =
-        objects.rebuildPod().map(p -> rebuildView(namespace + "/" + cluster, p));
+        objects.rebuildPod().map(p -> rebuildView(namespace, cluster, p));
     Optional<String> clusterVersion =
         probes.values().stream()
             .filter(MemberProbe::reachable)
             .sorted(Comparator.comparing((MemberProbe p) -> p.memberId() != p.leaderId()))
             .findFirst()
-            .flatMap(p -> metrics.versions(p.endpoint()))
+            .flatMap(p -> metrics.versions(p.endpoint(), tls.client()))
             .map(EtcdHttp.Versions::cluster);
+    Optional<Boolean> authEnabled = Optional.empty();
+    if (tls.client().map(c -> c.key().isPresent()).orElse(false)) {
+      Optional<MemberProbe> leader =
+          probes.values().stream()
+              .filter(p -> p.reachable() && p.memberId() == p.leaderId())
+              .findFirst();
+      if (leader.isPresent()) {
+        try {
+          authEnabled = Optional.of(etcd.authEnabled(key, leader.get().endpoint()));
+        } catch (io.etcdoperator.operator.etcd.EtcdException e) {
+          LOG.debug("auth status of {} unknown: {}", key, e.getMessage());
+        }
+      }
+    }
     return new ClusterView(
         clock.instant(),
         sts,
@@ -106,7 +144,9 @@ public final class ClusterObserver {
         probed.memberList(),
         rebuild,
         clusterVersion,
-        RestoreProgress.of(cluster, objects.pods()));
+        RestoreProgress.of(cluster, objects.pods()),
+        tls,
+        authEnabled);
   }
 
   /**
@@ -143,7 +183,8 @@ public final class ClusterObserver {
     }
   }
 
-  private RebuildView rebuildView(String key, Pod pod) {
+  private RebuildView rebuildView(String namespace, String cluster, Pod pod) {
+    String key = namespace + "/" + cluster;
     String survivor =
         pod.getMetadata().getAnnotations() == null
             ? null
@@ -156,8 +197,12 @@ public final class ClusterObserver {
     }
     String ip = pod.getStatus() == null ? null : pod.getStatus().getPodIP();
     Optional<MemberProbe> probe = Optional.empty();
-    if (ip != null && !ip.isBlank()) {
-      String url = "http://" + (ip.contains(":") ? "[" + ip + "]" : ip) + ":" + Names.CLIENT_PORT;
+    if (ip != null && !ip.isBlank() && ordinal >= 0) {
+      // No Service names the rebuild pod: its address is pinned under the member's name, which
+      // its server certificate (when it has one) names.
+      String host = Names.memberHost(namespace, cluster, ordinal);
+      etcd.pinAddress(key, host, Optional.of(ip));
+      String url = Names.clientUrl(namespace, cluster, ordinal, KubernetesViews.clientScheme(pod));
       probe = Optional.of(toView(ordinal, etcd.status(key, url)));
     }
     String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();

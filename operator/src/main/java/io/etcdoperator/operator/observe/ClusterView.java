@@ -1,6 +1,7 @@
 package io.etcdoperator.operator.observe;
 
 import io.etcdoperator.operator.model.ClusterState;
+import io.etcdoperator.operator.tls.TlsReport;
 import java.time.Instant;
 import java.util.Collections;
 import java.util.Optional;
@@ -24,6 +25,9 @@ import java.util.TreeMap;
  * @param clusterVersion the cluster version a member reported ({@code /version}'s {@code
  *     etcdcluster}, e.g. 3.5.0), when one answered
  * @param restore what the members' restore init containers say
+ * @param tls what the cluster's TLS Secrets hold ({@link TlsReport#NONE} without TLS)
+ * @param authEnabled whether etcd's authentication is on, as a member said; empty when not asked
+ *     (no client certificate, no member answering) or not known (etcd 3.4 cannot tell)
  * @param storageClass the StorageClass of the members' claims, read only while the spec asks for
  *     claims larger than the StatefulSet's template
  */
@@ -38,6 +42,8 @@ public record ClusterView(
     Optional<RebuildView> rebuild,
     Optional<String> clusterVersion,
     RestoreProgress restore,
+    TlsReport tls,
+    Optional<Boolean> authEnabled,
     Optional<StorageClassView> storageClass) {
 
   public ClusterView(
@@ -50,7 +56,9 @@ public record ClusterView(
       Optional<MemberList> memberList,
       Optional<RebuildView> rebuild,
       Optional<String> clusterVersion,
-      RestoreProgress restore) {
+      RestoreProgress restore,
+      TlsReport tls,
+      Optional<Boolean> authEnabled) {
     this(
         now,
         statefulSet,
@@ -62,30 +70,9 @@ public record ClusterView(
         rebuild,
         clusterVersion,
         restore,
+        tls,
+        authEnabled,
         Optional.empty());
-  }
-
-  public ClusterView(
-      Instant now,
-      Optional<StatefulSetView> statefulSet,
-      SortedMap<Integer, PodView> pods,
-      SortedMap<Integer, ClaimView> claims,
-      Optional<ClusterState> clusterState,
-      SortedMap<Integer, MemberProbe> probes,
-      Optional<MemberList> memberList,
-      Optional<RebuildView> rebuild,
-      Optional<String> clusterVersion) {
-    this(
-        now,
-        statefulSet,
-        pods,
-        claims,
-        clusterState,
-        probes,
-        memberList,
-        rebuild,
-        clusterVersion,
-        RestoreProgress.NONE);
   }
 
   public ClusterView(
@@ -117,7 +104,17 @@ public record ClusterView(
         probes,
         memberList,
         rebuild,
+        Optional.empty(),
+        RestoreProgress.NONE,
+        TlsReport.NONE,
+        Optional.empty(),
         Optional.empty());
+  }
+
+  public ClusterView {
+    pods = Collections.unmodifiableSortedMap(new TreeMap<>(pods));
+    claims = Collections.unmodifiableSortedMap(new TreeMap<>(claims));
+    probes = Collections.unmodifiableSortedMap(new TreeMap<>(probes));
   }
 
   /** The same view, with the cluster version a member reported. */
@@ -133,6 +130,8 @@ public record ClusterView(
         rebuild,
         Optional.ofNullable(version),
         restore,
+        tls,
+        authEnabled,
         storageClass);
   }
 
@@ -149,7 +148,34 @@ public record ClusterView(
         rebuild,
         clusterVersion,
         value,
+        tls,
+        authEnabled,
         storageClass);
+  }
+
+  /** The same view, with what the TLS Secrets hold and whether auth is on. */
+  public ClusterView withTls(TlsReport value, Optional<Boolean> auth) {
+    return new ClusterView(
+        now,
+        statefulSet,
+        pods,
+        claims,
+        clusterState,
+        probes,
+        memberList,
+        rebuild,
+        clusterVersion,
+        restore,
+        value,
+        auth);
+  }
+
+  public Optional<PodView> pod(int ordinal) {
+    return Optional.ofNullable(pods.get(ordinal));
+  }
+
+  public Optional<MemberProbe> probe(int ordinal) {
+    return Optional.ofNullable(probes.get(ordinal));
   }
 
   /** The same view, with the StorageClass of the members' claims. */
@@ -165,20 +191,8 @@ public record ClusterView(
         rebuild,
         clusterVersion,
         restore,
+        tls,
+        authEnabled,
         value);
-  }
-
-  public ClusterView {
-    pods = Collections.unmodifiableSortedMap(new TreeMap<>(pods));
-    claims = Collections.unmodifiableSortedMap(new TreeMap<>(claims));
-    probes = Collections.unmodifiableSortedMap(new TreeMap<>(probes));
-  }
-
-  public Optional<PodView> pod(int ordinal) {
-    return Optional.ofNullable(pods.get(ordinal));
-  }
-
-  public Optional<MemberProbe> probe(int ordinal) {
-    return Optional.ofNullable(probes.get(ordinal));
   }
 }

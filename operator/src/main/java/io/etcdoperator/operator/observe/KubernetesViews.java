@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import java.time.Instant;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -103,7 +104,39 @@ public final class KubernetesViews {
             pod.getMetadata().getDeletionTimestamp() != null,
             hash,
             created == null ? null : Instant.parse(created),
-            lastTermination));
+            lastTermination,
+            clientScheme(pod)));
+  }
+
+  /**
+   * The scheme the pod's etcd container listens for clients on, from its {@code
+   * --listen-client-urls} argument (or {@code ETCD_LISTEN_CLIENT_URLS}); http when it says none.
+   */
+  static String clientScheme(Pod pod) {
+    if (pod.getSpec() == null || pod.getSpec().getContainers() == null) {
+      return "http";
+    }
+    for (var c : pod.getSpec().getContainers()) {
+      if (!Names.ETCD_CONTAINER.equals(c.getName())) {
+        continue;
+      }
+      String listen = null;
+      for (String a : c.getArgs() == null ? List.<String>of() : c.getArgs()) {
+        if (a.startsWith("--listen-client-urls=")) {
+          listen = a.substring("--listen-client-urls=".length());
+        }
+      }
+      if (listen == null && c.getEnv() != null) {
+        listen =
+            c.getEnv().stream()
+                .filter(e -> "ETCD_LISTEN_CLIENT_URLS".equals(e.getName()))
+                .map(e -> e.getValue())
+                .findFirst()
+                .orElse(null);
+      }
+      return listen != null && listen.startsWith("https:") ? "https" : "http";
+    }
+    return "http";
   }
 
   public static Optional<ClaimView> claim(String cluster, PersistentVolumeClaim claim) {

@@ -16,6 +16,8 @@ import java.time.Instant;
  * @param createdAt creation time (a recreated pod is younger)
  * @param lastTermination the etcd container's last termination message (with {@code
  *     FallbackToLogsOnError}: the tail of its log when it failed), or null
+ * @param clientScheme what its etcd container serves clients on, by its arguments: https or http
+ *     (while TLS is being turned on or off, pods differ)
  */
 public record PodView(
     String name,
@@ -27,4 +29,30 @@ public record PodView(
     boolean terminating,
     String podTemplateHash,
     Instant createdAt,
-    String lastTermination) {}
+    String lastTermination,
+    String clientScheme) {
+  public PodView(
+      String name,
+      int ordinal,
+      String phase,
+      boolean ready,
+      boolean running,
+      int restartCount,
+      boolean terminating,
+      String podTemplateHash,
+      Instant createdAt,
+      String lastTermination) {
+    this(
+        name,
+        ordinal,
+        phase,
+        ready,
+        running,
+        restartCount,
+        terminating,
+        podTemplateHash,
+        createdAt,
+        lastTermination,
+        "http");
+  }
+}

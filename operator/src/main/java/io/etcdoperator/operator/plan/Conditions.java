@@ -25,7 +25,21 @@ public final class Conditions {
   public static final String ROLL_STUCK = "RollStuck";
   public static final String UPGRADE_STUCK = "UpgradeStuck";
   public static final String UNSUPPORTED_VERSION = "UnsupportedVersionChange";
+  public static final String TLS_MODE_CHANGED = "TlsModeChanged";
   public static final String CANNOT_REACH_MEMBERS = "CannotReachMembers";
+  public static final String CERTIFICATE_INVALID = "CertificateInvalid";
+  public static final String ENABLING_AUTH = "EnablingAuth";
+  public static final String DISABLING_AUTH = "DisablingAuth";
+
+  /**
+   * The condition of the cluster's certificates, present with spec.security.tls: True/Valid,
+   * False/Expiring or False/MissingServiceName (warnings, nothing stops), False/CertificateInvalid.
+   */
+  public static final String CERTIFICATES_READY = "CertificatesReady";
+
+  public static final String CERTIFICATES_VALID = "Valid";
+  public static final String CERTIFICATE_EXPIRING = "Expiring";
+  public static final String CERTIFICATE_WARNING = "CertificateWarning";
   public static final String WAITING_FOR_MEMBERS = "WaitingForMembers";
   public static final String RECONCILED = "Reconciled";
   public static final String REBUILDING = "Rebuilding";

@@ -44,6 +44,10 @@ public record Decision(Step step, Keep keep, Report report, Duration requeueAfte
     public static final Keep NOTHING =
         new Keep(false, Optional.empty(), OptionalInt.empty(), Map.of());
 
+    /** The Services and the PodDisruptionBudget as desired, nothing else. */
+    public static final Keep OBJECTS =
+        new Keep(true, Optional.empty(), OptionalInt.empty(), Map.of());
+
     public Keep {
       claimMarks = Map.copyOf(claimMarks);
     }

@@ -48,6 +48,37 @@ final class Decisions {
         Planner.PENDING_RESYNC);
   }
 
+  /**
+   * The TLS Secrets cannot be used: touch nothing. Quorum is reported as the members that answer
+   * see it; a cluster that never formed is not started.
+   */
+  static Decision tlsNotUsable(Situation s, String message) {
+    String reason = Conditions.CERTIFICATE_INVALID;
+    return new Decision(
+        new Step.Wait("usable TLS Secrets"),
+        Keep.NOTHING,
+        new Report(
+            availableOrUnknown(s, reason, message),
+            line(false, reason, message),
+            line(false, reason, message),
+            line(true, reason, message)),
+        INVALID_RESYNC);
+  }
+
+  /**
+   * Quorum as the members that answer see it; Unknown when none answers while some pod is Ready
+   * (the operator cannot see them, which says nothing about their quorum: with an unusable client
+   * certificate, or a spec whose scheme the members do not serve).
+   */
+  static Line availableOrUnknown(Situation s, String reason, String message) {
+    boolean anyAnswers = s.view().probes().values().stream().anyMatch(MemberProbe::reachable);
+    boolean anyReady =
+        s.view().pods().values().stream().anyMatch(io.etcdoperator.operator.observe.PodView::ready);
+    return !s.facts().quorum && !anyAnswers && anyReady
+        ? Line.unknown(reason, message)
+        : available(s, reason, message);
+  }
+
   static Decision invalidSpec(Situation s, List<String> problems) {
     return refused(s, Conditions.INVALID_SPEC, String.join("; ", problems));
   }
@@ -68,6 +99,20 @@ final class Decisions {
         INVALID_RESYNC);
   }
 
+  /** TLS turned on or off for a running cluster: refused, touch nothing (see TlsModeChanged). */
+  static Decision tlsModeChanged(Situation s, String message) {
+    String reason = Conditions.TLS_MODE_CHANGED;
+    return new Decision(
+        new Step.None(),
+        Keep.NOTHING,
+        new Report(
+            availableOrUnknown(s, reason, message),
+            line(false, reason, message),
+            line(false, reason, message),
+            degraded(s, reason)),
+        INVALID_RESYNC);
+  }
+
   /**
    * The operator cannot see some members whose pods are Ready: touch nothing; report quorum as the
    * members that answer see it (Unknown when none answers), and the blindness on every other
@@ -81,7 +126,10 @@ final class Decisions {
         f.quorum || anyAnswers ? available(s, reason, message) : Line.unknown(reason, message);
     return new Decision(
         new Step.Wait("the operator to reach every member whose pod is Ready"),
-        Keep.NOTHING,
+        // The Services stay as desired: members are reached by their names in the headless
+        // Service, and a Service deleted behind the operator's back would otherwise keep them out
+        // of sight for good. Services and the budget destroy nothing.
+        Keep.OBJECTS,
         new Report(
             available,
             f.quorum || anyAnswers ? line(false, reason, message) : Line.unknown(reason, message),
@@ -263,7 +311,7 @@ final class Decisions {
     List<InitialMember> members =
         f.members.isEmpty()
             ? f.knownOrdinals().stream()
-                .map(i -> InitialMember.of(s.namespace(), s.name(), i))
+                .map(i -> InitialMember.of(s.namespace(), s.name(), i, s.peerScheme()))
                 .toList()
             : quorumMembers(s);
     long clusterId = f.clusterId != 0 ? f.clusterId : f.recordedClusterId;
@@ -349,7 +397,7 @@ final class Decisions {
                 new InitialMember(
                     m.name(),
                     m.etcd().peerUrls().isEmpty()
-                        ? Names.peerUrl(s.namespace(), s.name(), m.ordinal())
+                        ? Names.peerUrl(s.namespace(), s.name(), m.ordinal(), s.peerScheme())
                         : m.etcd().peerUrls().get(0)))
         .toList();
   }

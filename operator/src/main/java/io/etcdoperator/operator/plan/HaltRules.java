@@ -29,6 +29,27 @@ final class HaltRules {
   }
 
   /**
+   * The Secrets of {@code spec.security.tls} are missing, unreadable or would not work (a key not
+   * the certificate's, a CA that does not sign it, a member's name missing, expired): start and
+   * change nothing, naming each Secret, key and problem. Members that run keep running with what
+   * they loaded; nothing is started that would fail its handshakes, and the operator does not call
+   * members with material it cannot use. Right after InvalidSpec: without usable material the
+   * operator's view of the members is blind.
+   */
+  static final class TlsNotUsable implements Rule {
+    @Override
+    public Optional<Decision> decide(Situation s) {
+      if (s.view().tls().usable()) {
+        return Optional.empty();
+      }
+      String message =
+          s.view().tls().invalid().stream().map(Object::toString).collect(Collectors.joining("; "))
+              + ". Nothing is started or changed until the Secrets are fixed";
+      return Optional.of(Decisions.tlsNotUsable(s, message));
+    }
+  }
+
+  /**
    * Members answered with more than one cluster ID: touch nothing, not even the StatefulSet, since
    * any change could make it worse. Before any rule that reads "the" cluster ID.
    */
@@ -151,6 +172,48 @@ final class HaltRules {
         return Optional.empty();
       }
       return Optional.of(Decisions.refused(s, Conditions.UNSUPPORTED_VERSION, message));
+    }
+  }
+
+  /**
+   * The spec turns TLS on or off for a cluster that formed: its members' peer URLs in etcd's member
+   * list, or the client port their pods serve, use the other scheme. Rolling pods onto the new
+   * flags would leave each restarted member unable to talk to the others (peer URLs are stored in
+   * etcd and only a member update changes them), so the operator refuses and touches nothing: the
+   * StatefulSet keeps the template the members run. Migrating a running cluster is not supported.
+   */
+  static final class TlsModeChanged implements Rule {
+    @Override
+    public Optional<Decision> decide(Situation s) {
+      String peer = s.peerScheme();
+      String client = s.desired().security().clientScheme();
+      List<String> differ = new java.util.ArrayList<>();
+      for (Facts.Member m : s.facts().members) {
+        for (String url : m.etcd().peerUrls()) {
+          if (!url.startsWith(peer + "://")) {
+            differ.add(m.name() + " peer URL " + url);
+          }
+        }
+      }
+      // The pods too: with the spec's scheme the operator may not reach members that serve the
+      // other one, and then it has no member list to read.
+      s.view().pods().values().stream()
+          .filter(p -> !p.terminating() && !p.clientScheme().equals(client))
+          .forEach(p -> differ.add(p.name() + " serves clients over " + p.clientScheme()));
+      if (differ.isEmpty()) {
+        return Optional.empty();
+      }
+      String message =
+          "spec.security.tls: the spec asks for "
+              + peer
+              + " between members and "
+              + client
+              + " for clients, while the running cluster has "
+              + String.join(", ", differ)
+              + ": turning TLS on or off for a cluster that formed is not supported (restarted"
+              + " members could not reach the others); set spec.security back to what the"
+              + " members run, or create a new cluster with the TLS you want";
+      return Optional.of(Decisions.tlsModeChanged(s, message));
     }
   }
 

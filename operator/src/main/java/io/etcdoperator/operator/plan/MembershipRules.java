@@ -156,7 +156,7 @@ final class MembershipRules {
       return new Step.AddLearner(
           ordinal,
           Names.member(s.name(), ordinal),
-          Names.peerUrl(s.namespace(), s.name(), ordinal));
+          Names.peerUrl(s.namespace(), s.name(), ordinal, s.peerScheme()));
     }
   }
 

@@ -20,6 +20,8 @@ import java.util.Optional;
  *   <li><b>Paused</b>: the resource carries {@code etcd.aenix.io/paused: "true"}: touch nothing;
  *       report what the other rules see, and what they would do.
  *   <li><b>InvalidSpec</b>: report every field and reason; touch nothing.
+ *   <li><b>TlsNotUsable</b>: a Secret of spec.security.tls is missing or would not work; name it,
+ *       its key and the problem; start and change nothing.
  *   <li><b>SplitBrain</b>: members answered with more than one cluster ID; touch nothing.
  *   <li><b>AnotherCluster</b>: the members answer with a cluster ID other than the one recorded
  *       when quorum was first seen; touch nothing.
@@ -29,6 +31,8 @@ import java.util.Optional;
  *       version past the cluster version, or below it; touch nothing.
  *   <li><b>VolumeSizeRefused</b>: the spec asks the members' claims to shrink, or to grow when
  *       their StorageClass does not allow it; touch nothing.
+ *   <li><b>TlsModeChanged</b>: spec.security turns TLS on or off for a cluster that formed (its
+ *       members' peer URLs or client ports use the other scheme); refused, touch nothing.
  *   <li><b>CannotReachMembers</b>: members whose pods are Ready do not answer the operator: it
  *       cannot see them, so it touches nothing.
  *   <li><b>RebuildUnderWay</b>: a rebuild from a survivor the user opted into, carried through
@@ -46,6 +50,9 @@ import java.util.Optional;
  *       learner, clearing a claim a former member left there first.
  *   <li><b>DeleteScaledDownClaim</b>: quorum held, whenScaled Delete, and a claim of an ordinal the
  *       cluster no longer has: delete it (the operator alone deletes claims).
+ *   <li><b>EnableAuth</b>: quorum held, spec.security.enableAuth, and a member says auth is off:
+ *       root role and user, the operator's certificate user as root, then auth on.
+ *   <li><b>DisableAuth</b>: quorum held, enableAuth not set, and a member says auth is on: off.
  *   <li><b>NoSpace</b>: quorum held and NOSPACE raised: compact, defragment member by member,
  *       disarm ({@link MaintenanceRules}).
  *   <li><b>ExpandVolumes</b>: quorum held and claims smaller than the spec asks: grow them, then
@@ -90,11 +97,13 @@ public final class Planner {
       List.of(
           new Pause.Paused(),
           new HaltRules.InvalidSpec(),
+          new HaltRules.TlsNotUsable(),
           new HaltRules.SplitBrain(),
           new HaltRules.AnotherCluster(),
           new HaltRules.StorageKindChanged(),
           new HaltRules.UnsupportedVersionChange(),
           new VolumeRules.VolumeSizeRefused(),
+          new HaltRules.TlsModeChanged(),
           new HaltRules.CannotReachMembers(),
           new SurvivorRebuild.RebuildUnderWay(),
           new MembershipRules.Hibernate(),
@@ -105,6 +114,8 @@ public final class Planner {
           new MembershipRules.ScaleDown(),
           new MembershipRules.ScaleUp(),
           new MembershipRules.DeleteScaledDownClaim(),
+          new AuthRules.EnableAuth(),
+          new AuthRules.DisableAuth(),
           new MaintenanceRules.NoSpace(),
           new VolumeRules.ExpandVolumes(),
           new RollRules.RollGate(),

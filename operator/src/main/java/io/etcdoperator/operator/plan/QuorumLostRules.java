@@ -92,7 +92,7 @@ final class QuorumLostRules {
     public Optional<Decision> decide(Situation s) {
       List<InitialMember> members =
           IntStream.range(0, s.desired().replicas())
-              .mapToObj(i -> InitialMember.of(s.namespace(), s.name(), i))
+              .mapToObj(i -> InitialMember.of(s.namespace(), s.name(), i, s.peerScheme()))
               .toList();
       Step step = new Step.None();
       SortedSet<Integer> stale = s.facts().stalePods(s.desired().podTemplateHash());

@@ -15,6 +15,11 @@ import java.util.List;
  */
 record Situation(Target target, Facts facts) {
   /** The resolved spec; every rule after the invalid-spec rule may rely on it. */
+  /** The scheme of new members' peer URLs: https with peer TLS. */
+  String peerScheme() {
+    return target.desired().map(d -> d.security().peerScheme()).orElse("http");
+  }
+
   Desired desired() {
     return target.desired().orElseThrow();
   }

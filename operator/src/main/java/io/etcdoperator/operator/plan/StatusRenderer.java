@@ -10,6 +10,7 @@ import io.etcdoperator.operator.model.Target;
 import io.etcdoperator.operator.observe.MemberProbe;
 import io.etcdoperator.operator.plan.Facts.Member;
 import io.etcdoperator.operator.plan.Report.Line;
+import io.etcdoperator.operator.tls.TlsReport;
 import io.fabric8.kubernetes.api.model.Condition;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,6 +38,13 @@ final class StatusRenderer {
                 condition(Conditions.PROGRESSING, report.progressing(), target),
                 condition(Conditions.DEGRADED, report.degraded(), target),
                 condition(Conditions.PAUSED, paused(target, report), target))));
+    certificates(facts.view.tls())
+        .ifPresent(
+            line ->
+                status.getConditions().add(condition(Conditions.CERTIFICATES_READY, line, target)));
+    if (!facts.view.tls().certificates().isEmpty()) {
+      status.setCertificates(new ArrayList<>(facts.view.tls().certificates()));
+    }
     status.setClusterID(facts.clusterId == 0 ? null : Hex.id(facts.clusterId));
     status.setClusterVersion(facts.view.clusterVersion().orElse(null));
     status.setLeader(facts.leaderMember().map(Member::name).orElse(null));
@@ -80,6 +88,46 @@ final class StatusRenderer {
     d.setSizeAfter(record.failed() ? null : record.after());
     d.setError(record.error().orElse(null));
     return d;
+  }
+
+  /**
+   * The certificates' own condition, present only with spec.security.tls: what is invalid, else
+   * what expires soon or misses a name, else valid with the first expiry.
+   */
+  static Optional<Line> certificates(TlsReport tls) {
+    if (tls.invalid().isEmpty() && tls.warnings().isEmpty() && tls.certificates().isEmpty()) {
+      return Optional.empty();
+    }
+    if (!tls.invalid().isEmpty()) {
+      return Optional.of(new Line(false, Conditions.CERTIFICATE_INVALID, joined(tls.invalid())));
+    }
+    if (!tls.warnings().isEmpty()) {
+      boolean expiring = tls.warnings().stream().anyMatch(w -> w.message().contains("expire"));
+      return Optional.of(
+          new Line(
+              false,
+              expiring ? Conditions.CERTIFICATE_EXPIRING : Conditions.CERTIFICATE_WARNING,
+              joined(tls.warnings())));
+    }
+    var first =
+        tls.certificates().stream()
+            .min(java.util.Comparator.comparing(c -> c.getNotAfter()))
+            .orElseThrow();
+    return Optional.of(
+        new Line(
+            true,
+            Conditions.CERTIFICATES_VALID,
+            tls.certificates().size()
+                + " certificates valid; the first to expire: "
+                + first.getUse()
+                + " ("
+                + first.getSecret()
+                + ") at "
+                + first.getNotAfter()));
+  }
+
+  private static String joined(List<TlsReport.Problem> problems) {
+    return String.join("; ", problems.stream().map(Object::toString).toList());
   }
 
   private static Condition condition(String type, Line line, Target target) {
@@ -150,8 +198,14 @@ final class StatusRenderer {
       MemberStatus s = new MemberStatus();
       s.setName(Names.member(target.name(), i));
       s.setHealthy(false);
-      s.setPeerURL(Names.peerUrl(target.namespace(), target.name(), i));
-      s.setClientURL(Names.clientUrl(target.namespace(), target.name(), i));
+      String peer = target.desired().map(d -> d.security().peerScheme()).orElse("http");
+      s.setPeerURL(Names.peerUrl(target.namespace(), target.name(), i, peer));
+      s.setClientURL(
+          facts
+              .view
+              .probe(i)
+              .map(MemberProbe::endpoint)
+              .orElse(Names.clientUrl(target.namespace(), target.name(), i)));
       Optional<MemberProbe> p = facts.view.probe(i);
       String message;
       if (facts.members.isEmpty()) {

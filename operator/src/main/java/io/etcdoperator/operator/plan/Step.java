@@ -40,6 +40,10 @@ public sealed interface Step {
 
     R deleteClaim(DeleteClaim step);
 
+    R enableAuth(EnableAuth step);
+
+    R disableAuth(DisableAuth step);
+
     R defragment(Defragment step);
 
     R compact(Compact step);
@@ -188,6 +192,35 @@ public sealed interface Step {
     @Override
     public String describe() {
       return "delete claim " + claim + " (" + reason + ")";
+    }
+  }
+
+  /**
+   * Turn etcd's authentication on: root role and user, {@code user} (the CN of the operator's
+   * client certificate) made root, then AuthEnable.
+   */
+  record EnableAuth(String user) implements Step {
+    @Override
+    public <R> R accept(Cases<R> cases) {
+      return cases.enableAuth(this);
+    }
+
+    @Override
+    public String describe() {
+      return "enable authentication (the operator acts as " + user + ", by its certificate)";
+    }
+  }
+
+  /** Turn etcd's authentication off (spec.security.enableAuth is no longer true). */
+  record DisableAuth() implements Step {
+    @Override
+    public <R> R accept(Cases<R> cases) {
+      return cases.disableAuth(this);
+    }
+
+    @Override
+    public String describe() {
+      return "disable authentication";
     }
   }
 

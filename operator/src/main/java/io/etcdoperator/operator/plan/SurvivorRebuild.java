@@ -175,7 +175,8 @@ final class SurvivorRebuild {
               ClusterState.Kind.EXISTING,
               List.of(
                   new InitialMember(
-                      survivor, Names.peerUrl(target.namespace(), target.name(), ordinal))),
+                      survivor,
+                      Names.peerUrl(target.namespace(), target.name(), ordinal, s.peerScheme()))),
               s.desired().clusterToken(),
               annotations);
       return Optional.of(

@@ -126,10 +126,22 @@ public final class EtcdBackupReconciler implements Reconciler<EtcdBackup>, Clean
         backup.getStatus() != null
             && (EtcdBackupStatus.COMPLETE.equals(backup.getStatus().getPhase())
                 || EtcdBackupStatus.FAILED.equals(backup.getStatus().getPhase()));
-    if (!finished
-        && !cluster.isBlank()
-        && client.resources(EtcdCluster.class).inNamespace(ns).withName(cluster).get() != null) {
-      clusterView = Optional.of(observeCluster(client, ns, cluster));
+    List<String> problems = new java.util.ArrayList<>(BackupSpecs.validate(backup));
+    EtcdCluster target =
+        finished || cluster.isBlank()
+            ? null
+            : client.resources(EtcdCluster.class).inNamespace(ns).withName(cluster).get();
+    if (target != null) {
+      if (tls(target)) {
+        // The agent reaches members over plain http and presents no client certificate.
+        problems.add(
+            "spec.clusterRef.name: EtcdCluster "
+                + cluster
+                + " serves clients over TLS (spec.security.tls.serverSecret); backups of a"
+                + " cluster with TLS are not supported yet");
+      } else {
+        clusterView = Optional.of(observeCluster(client, ns, cluster));
+      }
     }
     Instant created =
         meta.getCreationTimestamp() == null
@@ -143,8 +155,13 @@ public final class EtcdBackupReconciler implements Reconciler<EtcdBackup>, Clean
         created,
         Optional.ofNullable(backup.getStatus()),
         clusterView,
-        BackupSpecs.validate(backup),
+        problems,
         pod);
+  }
+
+  private static boolean tls(EtcdCluster cluster) {
+    return cluster.getSpec() != null
+        && io.etcdoperator.operator.model.Security.of(cluster.getSpec().getSecurity()).serverTls();
   }
 
   /** The cluster's objects (read from the API: this controller keeps no cache of them). */

@@ -9,16 +9,20 @@ import io.etcdoperator.operator.etcd.EtcdService;
 import io.etcdoperator.operator.metrics.OperatorMetrics;
 import io.etcdoperator.operator.model.DesiredCluster;
 import io.etcdoperator.operator.model.Names;
+import io.etcdoperator.operator.model.Security;
 import io.etcdoperator.operator.observe.ClusterObserver;
 import io.etcdoperator.operator.observe.ClusterView;
 import io.etcdoperator.operator.plan.ClusterGauges;
 import io.etcdoperator.operator.plan.Plan;
 import io.etcdoperator.operator.plan.Planner;
 import io.etcdoperator.operator.reconcile.StepExecutor.Outcome;
+import io.etcdoperator.operator.tls.CertificateCheck;
+import io.etcdoperator.operator.tls.TlsReport;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
@@ -79,6 +83,7 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster> {
   private final OperatorMetrics metrics;
   private final Map<Class<?>, InformerEventSource<?, EtcdCluster>> caches =
       new ConcurrentHashMap<>();
+  private volatile InformerEventSource<Secret, EtcdCluster> secretCache;
 
   public EtcdClusterReconciler(
       EtcdService etcd, EtcdHttp metrics, Clock clock, Duration quorumLossAlarm) {
@@ -134,7 +139,36 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster> {
         cache(context, ConfigMap.class),
         cache(context, Service.class),
         cache(context, PodDisruptionBudget.class),
-        Backups.source(context));
+        Backups.source(context),
+        secrets(context));
+  }
+
+  /**
+   * The Secrets of spec.security.tls. They carry no label of ours (cert-manager or a user writes
+   * them), so every Secret of the watched namespaces is cached, and a change to one reconciles each
+   * cluster whose spec names it: a renewed certificate is read (and a new CA rolled) promptly.
+   */
+  private InformerEventSource<Secret, EtcdCluster> secrets(
+      EventSourceContext<EtcdCluster> context) {
+    var config =
+        InformerEventSourceConfiguration.from(Secret.class, EtcdCluster.class)
+            .withName("secret")
+            .withSecondaryToPrimaryMapper(
+                (Secret secret) ->
+                    context
+                        .getPrimaryCache()
+                        .list(secret.getMetadata().getNamespace())
+                        .filter(
+                            c ->
+                                c.getSpec() != null
+                                    && Security.of(c.getSpec().getSecurity())
+                                        .secretNames()
+                                        .contains(secret.getMetadata().getName()))
+                        .map(ResourceID::fromResource)
+                        .collect(Collectors.toSet()))
+            .build();
+    secretCache = new InformerEventSource<>(config, context);
+    return secretCache;
   }
 
   private <R extends HasMetadata> InformerEventSource<R, EtcdCluster> cache(
@@ -178,14 +212,15 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster> {
   private UpdateControl<EtcdCluster> reconcileCluster(
       EtcdCluster cluster, Context<EtcdCluster> context) {
     Instant started = clock.instant();
-    DesiredCluster desired = DesiredCluster.of(cluster, operatorImage);
+    TlsReport tls = tls(cluster, context);
+    DesiredCluster desired = DesiredCluster.of(cluster, operatorImage, tls.trustedCa());
     desired =
         new DesiredCluster(
             desired
                 .target()
                 .withNewestBackup(Backups.newest(context.getSecondaryResources(EtcdBackup.class))),
             desired.model());
-    ClusterView view = observe(cluster, context, desired);
+    ClusterView view = observe(cluster, context, desired, tls);
     Plan plan = Planner.plan(desired.target(), view);
     var meta = cluster.getMetadata();
     metrics.observed(
@@ -211,13 +246,65 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster> {
   }
 
   private ClusterView observe(
-      EtcdCluster cluster, Context<EtcdCluster> context, DesiredCluster desired) {
+      EtcdCluster cluster, Context<EtcdCluster> context, DesiredCluster desired, TlsReport tls) {
     var meta = cluster.getMetadata();
+    String scheme =
+        desired.model().map(m -> m.security().clientScheme()).orElse(Security.NONE.clientScheme());
     ClusterView view =
         observer.observe(
-            meta.getNamespace(), meta.getName(), new Cached(context, meta.getName()).objects());
+            meta.getNamespace(),
+            meta.getName(),
+            new Cached(context, meta.getName()).objects(),
+            scheme,
+            tls);
     return view.withStorageClass(
         StorageClasses.ofExpansion(context.getClient(), desired.target(), view));
+  }
+
+  /**
+   * What the Secrets of spec.security.tls hold, checked for every ordinal the cluster has or is to
+   * have. Nothing to check when the spec names none (or is invalid: then nothing is started).
+   */
+  private TlsReport tls(EtcdCluster cluster, Context<EtcdCluster> context) {
+    Security security =
+        cluster.getSpec() == null ? Security.NONE : Security.of(cluster.getSpec().getSecurity());
+    if (!security.any()) {
+      return TlsReport.NONE;
+    }
+    String ns = cluster.getMetadata().getNamespace();
+    String name = cluster.getMetadata().getName();
+    Map<String, Map<String, byte[]>> data = new java.util.HashMap<>();
+    for (String secret : security.secretNames()) {
+      Optional<Secret> s =
+          secretCache == null ? Optional.empty() : secretCache.get(new ResourceID(secret, ns));
+      s.ifPresent(value -> data.put(secret, decoded(value)));
+    }
+    java.util.SortedSet<Integer> ordinals = new java.util.TreeSet<>();
+    int replicas =
+        cluster.getSpec().getReplicas() == null
+            ? io.etcdoperator.api.v1alpha1.EtcdClusterSpec.DEFAULT_REPLICAS
+            : cluster.getSpec().getReplicas();
+    for (int i = 0; i < replicas; i++) {
+      ordinals.add(i);
+    }
+    context.getSecondaryResources(Pod.class).stream()
+        .mapToInt(p -> Names.ordinalOf(name, p.getMetadata().getName()))
+        .filter(i -> i >= 0)
+        .forEach(ordinals::add);
+    return CertificateCheck.check(security, ns, name, ordinals, data, clock.instant());
+  }
+
+  private static Map<String, byte[]> decoded(Secret secret) {
+    Map<String, byte[]> out = new java.util.LinkedHashMap<>();
+    if (secret.getData() != null) {
+      secret.getData().forEach((k, v) -> out.put(k, java.util.Base64.getMimeDecoder().decode(v)));
+    }
+    if (secret.getStringData() != null) {
+      secret
+          .getStringData()
+          .forEach((k, v) -> out.put(k, v.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+    }
+    return out;
   }
 
   /** What acting did: the objects the API server refused to write, and the step's outcome. */
@@ -324,6 +411,14 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster> {
       metrics.failed(meta.getNamespace(), meta.getName(), "step");
     }
     EtcdClusterStatus previous = cluster.getStatus();
+    List<String> notices = io.etcdoperator.operator.model.SpecNotices.of(cluster.getSpec());
+    if (!notices.isEmpty()) {
+      computed = Failures.withNotices(computed, notices);
+      Long seen = previous == null ? null : previous.getObservedGeneration();
+      if (seen == null || !seen.equals(cluster.getMetadata().getGeneration())) {
+        events.warning(cluster, "SpecIgnored", String.join("; ", notices));
+      }
+    }
     EtcdClusterStatus status =
         Escalation.apply(
             StatusMerger.merge(previous, computed, clock.instant()),

@@ -6,7 +6,8 @@ import io.etcdoperator.operator.plan.Conditions;
 /**
  * Renders an expected failure of this reconcile's acting (a refused write, a refused etcd call)
  * into the status the planner computed: {@code Progressing} turns False with the failure's reason
- * and message, since the change the plan wanted could not be made. Nothing else changes.
+ * and message, since the change the plan wanted could not be made. Nothing else changes. Also adds
+ * to Ready's message what of the spec is not done.
  */
 final class Failures {
   private Failures() {}
@@ -20,6 +21,14 @@ final class Failures {
               c.setReason(reason);
               c.setMessage(message);
             });
+    return status;
+  }
+
+  /** The Ready condition's message also says what of the spec is not done (SpecNotices). */
+  static EtcdClusterStatus withNotices(EtcdClusterStatus status, java.util.List<String> notices) {
+    status.getConditions().stream()
+        .filter(c -> Conditions.READY.equals(c.getType()))
+        .forEach(c -> c.setMessage(c.getMessage() + "; " + String.join("; ", notices)));
     return status;
   }
 }

@@ -215,6 +215,27 @@ final class StepExecutor {
     }
 
     @Override
+    public Outcome enableAuth(Step.EnableAuth s) {
+      Leader t = leader(view);
+      etcd.enableAuth(key, t.endpoint(), s.user());
+      hook.after("etcd enableAuth");
+      return new Outcome.Done(
+          "AuthEnabled",
+          "enabled authentication; users root and "
+              + s.user()
+              + " are root, without password"
+              + " (they authenticate by certificate)");
+    }
+
+    @Override
+    public Outcome disableAuth(Step.DisableAuth s) {
+      Leader t = leader(view);
+      etcd.disableAuth(key, t.endpoint());
+      hook.after("etcd disableAuth");
+      return new Outcome.Done("AuthDisabled", "disabled authentication; its users and roles stay");
+    }
+
+    @Override
     public Outcome moveLeader(Step.MoveLeader s) {
       Leader t = leader(view);
       etcd.moveLeader(key, t.endpoint(), t.clusterId(), s.toId());

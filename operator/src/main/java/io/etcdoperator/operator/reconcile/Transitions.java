@@ -69,6 +69,19 @@ public final class Transitions {
     }
     entered(previous, next, Conditions.READY, Conditions.INVALID_SPEC)
         .ifPresent(c -> notices.add(new Notice(true, "InvalidSpec", c.getMessage())));
+    entered(previous, next, Conditions.CERTIFICATES_READY, Conditions.CERTIFICATE_INVALID)
+        .ifPresent(c -> notices.add(new Notice(true, "CertificateInvalid", c.getMessage())));
+    // Its message counts down (days, then hours): one Event when it starts, not one per change.
+    condition(next, Conditions.CERTIFICATES_READY)
+        .filter(c -> Conditions.CERTIFICATE_EXPIRING.equals(c.getReason()))
+        .filter(
+            c ->
+                !condition(previous, Conditions.CERTIFICATES_READY)
+                    .map(b -> Conditions.CERTIFICATE_EXPIRING.equals(b.getReason()))
+                    .orElse(false))
+        .ifPresent(c -> notices.add(new Notice(true, "CertificateExpiring", c.getMessage())));
+    entered(previous, next, Conditions.CERTIFICATES_READY, Conditions.CERTIFICATE_WARNING)
+        .ifPresent(c -> notices.add(new Notice(true, "CertificateWarning", c.getMessage())));
     entered(previous, next, Conditions.READY, Conditions.CANNOT_REACH_MEMBERS)
         .ifPresent(c -> notices.add(new Notice(true, "CannotReachMembers", c.getMessage())));
     entered(previous, next, Conditions.DEGRADED, Conditions.ROLL_STUCK)

@@ -68,7 +68,9 @@ class RenderCommandTest {
   @ValueSource(strings = {"seed-000-fixed"})
   void rendersEachSeedManifestAsItsGoldenObjects(String seed) throws IOException {
     Run run = render("-f", "../examples/" + seed + ".yaml");
-    assertThat(run.err()).isEmpty();
+    assertThat(run.err().lines())
+        .allMatch(l -> l.endsWith("storage: a PersistentVolumeClaim per member"))
+        .isNotEmpty();
     assertThat(run.exitCode()).isZero();
     assertThat(run.out()).startsWith("---\n");
     assertThat(documents(run.out()))
@@ -103,10 +105,12 @@ class RenderCommandTest {
   void otherKindsAreSkippedWithANoteAndTheNamespaceOptionFillsIn() throws IOException {
     Run run = render("-n", "team-a", "-f", RESOURCES.resolve("render/mixed.yaml").toString());
     assertThat(run.exitCode()).isZero();
-    assertThat(run.err())
+    assertThat(run.err().lines())
+        .first()
         .isEqualTo(
             "src/test/resources/render/mixed.yaml: skipping v1/Namespace team-a: not an"
-                + " EtcdCluster\n");
+                + " EtcdCluster");
+    assertThat(run.err().lines().skip(1)).allMatch(l -> l.contains(": storage: "));
     List<JsonNode> docs = documents(run.out());
     assertThat(docs)
         .extracting(d -> d.path("kind").asText())
@@ -197,5 +201,74 @@ class RenderCommandTest {
     Run run = render();
     assertThat(run.exitCode()).isEqualTo(2);
     assertThat(run.err()).contains("Missing required option: '--filename=FILE'");
+  }
+
+  @Test
+  void bothStorageKindsRenderWithEmptyDirAndSaySoAsAenixDoes() throws IOException {
+    Path f = Files.createTempFile("both-storage", ".yaml");
+    Files.writeString(
+        f,
+        """
+        apiVersion: etcd.aenix.io/v1alpha1
+        kind: EtcdCluster
+        metadata: {name: test, namespace: default}
+        spec:
+          replicas: 3
+          storage:
+            emptyDir: {}
+            volumeClaimTemplate:
+              spec:
+                storageClassName: gp3
+                resources: {requests: {storage: 10Gi}}
+        """);
+    Run run = render("-f", f.toString());
+    assertThat(run.exitCode()).isZero();
+    assertThat(run.err())
+        .contains("EtcdCluster test: storage: emptyDir")
+        .contains(
+            "EtcdCluster test: warning: spec.storage.volumeClaimTemplate is ignored:"
+                + " spec.storage.emptyDir is set and is used in its place");
+    JsonNode sts =
+        documents(run.out()).stream()
+            .filter(d -> d.path("kind").asText().equals("StatefulSet"))
+            .findFirst()
+            .orElseThrow();
+    assertThat(
+            sts.at("/spec/volumeClaimTemplates").isMissingNode()
+                || sts.at("/spec/volumeClaimTemplates").isEmpty())
+        .isTrue();
+    assertThat(sts.at("/spec/template/spec/volumes").toString()).contains("emptyDir");
+  }
+
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "simple",
+        "emptydir",
+        "persistent",
+        "resources",
+        "custom-image",
+        "with-default-pdb",
+        "full",
+        "kamaji",
+        "with-external-certificates"
+      })
+  void everyPublishedAenixExampleRenders(String example) throws IOException {
+    // aenix's examples as published (src/test/resources/aenix/README.md); users bring these.
+    Run run = render("-f", RESOURCES.resolve("aenix/etcdcluster-" + example + ".yaml").toString());
+    assertThat(run.exitCode()).as(run.err()).isZero();
+    List<JsonNode> docs = documents(run.out());
+    assertThat(docs).extracting(d -> d.path("kind").asText()).contains("StatefulSet", "Service");
+    assertThat(run.err().lines().filter(l -> l.contains(": storage: ")))
+        .singleElement()
+        .satisfies(
+            l ->
+                assertThat(l)
+                    .endsWith(
+                        example.equals("emptydir") || example.equals("full")
+                            ? "storage: emptyDir (member data is lost whenever a pod is deleted)"
+                            : "storage: a PersistentVolumeClaim per member"));
+    assertThat(run.err().contains("warning: spec.storage.volumeClaimTemplate is ignored"))
+        .isEqualTo(example.equals("full"));
   }
 }

@@ -209,11 +209,12 @@ class EtcdChannelsTest {
   }
 
   @Test
-  void clientUrlsMustBePlainHttpWithHostAndPort() {
+  void clientUrlsMustBeHttpOrHttpsWithHostAndPort() {
     assertThat(EtcdChannels.parse("http://pod-0.c-headless.ns.svc:2379").getHost())
         .isEqualTo("pod-0.c-headless.ns.svc");
     assertThat(EtcdChannels.parse("http://[::1]:2379").getPort()).isEqualTo(2379);
-    assertThatThrownBy(() -> EtcdChannels.parse("https://a:2379"))
+    assertThat(EtcdChannels.parse("https://a:2379").getScheme()).isEqualTo("https");
+    assertThatThrownBy(() -> EtcdChannels.parse("ftp://a:2379"))
         .isInstanceOf(IllegalArgumentException.class);
   }
 }

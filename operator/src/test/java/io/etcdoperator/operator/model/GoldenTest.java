@@ -44,6 +44,7 @@ class GoldenTest {
         Arguments.of("seed-000-fixed", Path.of("../examples/seed-000-fixed.yaml"), ALL),
         Arguments.of("empty-dir", DIR.resolve("empty-dir.input.yaml"), Set.of("StatefulSet")),
         Arguments.of("custom-pvc", DIR.resolve("custom-pvc.input.yaml"), Set.of("StatefulSet")),
+        Arguments.of("tls", DIR.resolve("tls.input.yaml"), Set.of("StatefulSet", "ConfigMap")),
         Arguments.of(
             "service-and-pdb-templates",
             DIR.resolve("service-and-pdb-templates.input.yaml"),

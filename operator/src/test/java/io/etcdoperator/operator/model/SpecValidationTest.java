@@ -28,15 +28,27 @@ class SpecValidationTest {
             "spec.replicas: 0 with emptyDir storage would delete every member's data; only a"
                 + " cluster on a volumeClaimTemplate can hibernate"),
         row(
-            "both storage kinds",
+            "aenix's older security.peer shape",
             """
-            storage:
-              emptyDir: {}
-              volumeClaimTemplate:
-                spec:
-                  resources: {requests: {storage: 1Gi}}
+            security:
+              peer:
+                ca: {secretName: peer-ca}
+                cert: {secretName: peer-cert}
             """,
-            "spec.storage: set exactly one of emptyDir or volumeClaimTemplate, not both"),
+            "spec.security.peer: is an older shape of aenix's API, not supported: name the peer"
+                + " Secrets in spec.security.tls.peerSecret and"
+                + " spec.security.tls.peerTrustedCASecret"),
+        row(
+            "aenix's older security.clientServer shape",
+            """
+            security:
+              clientServer:
+                ca: {secretName: server-ca}
+                cert: {secretName: server-cert}
+            """,
+            "spec.security.clientServer: is an older shape of aenix's API, not supported: name the"
+                + " Secrets in spec.security.tls.serverSecret (and serverTrustedCASecret), and"
+                + " spec.security.tls.clientSecret with clientTrustedCASecret"),
         row(
             "an operator-owned option",
             "options: {data-dir: /elsewhere}",
@@ -56,7 +68,7 @@ class SpecValidationTest {
             "a TLS file option",
             "options: {peer-cert-file: /tls/peer.crt}",
             "spec.options.peer-cert-file: --peer-cert-file is set by the operator (TLS comes with"
-                + " spec.security, not supported yet); remove it"),
+                + " spec.security.tls); remove it"),
         row(
             "an option with leading dashes",
             "options: {--snapshot-count: '10000'}",
@@ -494,13 +506,95 @@ class SpecValidationTest {
             """,
             "spec.podDisruptionBudgetTemplate.spec: set minAvailable or maxUnavailable, not both"),
         row(
-            "security, not supported yet",
+            "enableAuth without the operator's client certificate",
             """
             security:
               enableAuth: true
             """,
-            "spec.security: TLS and authentication are not supported yet; remove spec.security"
-                + " rather than run without the security it asks for"));
+            "spec.security.enableAuth: the operator authenticates with its client certificate: set"
+                + " spec.security.tls.serverSecret and spec.security.tls.clientSecret"),
+        row(
+            "enableAuth on etcd 3.4",
+            """
+            security:
+              enableAuth: true
+              tls: {serverSecret: s, clientSecret: c, clientTrustedCASecret: ca}
+            podTemplate:
+              spec:
+                containers:
+                - name: etcd
+                  image: quay.io/coreos/etcd:v3.4.23
+            """,
+            "spec.security.enableAuth: needs etcd 3.5 or later, and the image"
+                + " quay.io/coreos/etcd:v3.4.23 is 3.4 (3.4 cannot say whether authentication is"
+                + " on, and its users need passwords); upgrade first"),
+        row(
+            "a peer certificate without its CA",
+            """
+            security:
+              tls: {peerSecret: peer}
+            """,
+            "spec.security.tls: set both peerSecret and peerTrustedCASecret, or neither (members"
+                + " verify each other's certificate)"),
+        row(
+            "a client CA without the operator's client certificate",
+            """
+            security:
+              tls: {serverSecret: server, clientTrustedCASecret: client-ca}
+            """,
+            "spec.security.tls: set both clientSecret and clientTrustedCASecret, or neither"
+                + " (members verify the operator's client certificate)"),
+        row(
+            "client certificates on a plain client port",
+            """
+            security:
+              tls: {clientSecret: client, clientTrustedCASecret: client-ca}
+            """,
+            "spec.security.tls.clientTrustedCASecret: client certificates need TLS on the client"
+                + " port: set serverSecret too"),
+        row(
+            "a server CA without a server certificate",
+            """
+            security:
+              tls: {serverTrustedCASecret: server-ca}
+            """,
+            "spec.security.tls.serverTrustedCASecret: trusts a server certificate, but no"
+                + " serverSecret gives the members one: set serverSecret too, or remove it"),
+        row(
+            "a Secret name that is no name",
+            """
+            security:
+              tls: {serverSecret: Server_TLS}
+            """,
+            "spec.security.tls.serverSecret: 'Server_TLS' is no Secret name (a DNS subdomain:"
+                + " lowercase letters, digits, '-' and '.')"),
+        row(
+            "a podTemplate volume named like a TLS volume",
+            """
+            podTemplate:
+              spec:
+                volumes:
+                - name: peer-certificate
+                  emptyDir: {}
+            """,
+            "spec.podTemplate.spec.volumes[0].name: 'peer-certificate' is a volume of"
+                + " spec.security.tls; choose another name"),
+        row(
+            "a mount where the TLS Secrets go",
+            """
+            podTemplate:
+              spec:
+                volumes:
+                - name: certs
+                  emptyDir: {}
+                containers:
+                - name: etcd
+                  volumeMounts:
+                  - {name: certs, mountPath: /etc/etcd/pki/peer}
+            """,
+            "spec.podTemplate.spec.containers[0].volumeMounts[0].mountPath: /etc/etcd/pki/peer is"
+                + " where spec.security.tls mounts its Secrets (/etc/etcd/pki); choose another"
+                + " path"));
   }
 
   static Stream<Arguments> invalidNames() {
@@ -605,17 +699,20 @@ class SpecValidationTest {
             """
             replicas: -2
             options: {name: x, wal-dir: /wal}
-            security: {}
+            security: {enableAuth: true}
             """);
     InvalidSpecException e =
         catchThrowableOfType(InvalidSpecException.class, () -> EtcdClusterModel.of(cluster));
     assertThat(e.problems())
         .extracting(SpecProblem::field)
         .containsExactly(
-            "spec.replicas", "spec.options.name", "spec.options.wal-dir", "spec.security");
+            "spec.replicas",
+            "spec.options.name",
+            "spec.options.wal-dir",
+            "spec.security.enableAuth");
     assertThat(e.getMessage())
         .startsWith("spec.replicas: must be 0 or more, got -2; spec.options.name: --name is set")
-        .contains("; spec.security: ");
+        .contains("; spec.security.enableAuth: ");
   }
 
   @Test

@@ -12,6 +12,7 @@ import io.etcdoperator.operator.observe.ClusterView;
 import io.fabric8.kubernetes.api.model.Condition;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -31,6 +32,12 @@ class PlannerTest {
   static final String NONE = "none";
   static final String NEW = "new";
   static final String EXISTING = "existing";
+
+  /** Usable TLS material whose client certificate's CN is {@code user}. */
+  static io.etcdoperator.operator.tls.TlsReport clientAs(String user) {
+    return new io.etcdoperator.operator.tls.TlsReport(
+        List.of(), List.of(), List.of(), Optional.empty(), "f1", Optional.of(user));
+  }
 
   static Arguments row(String name, Target target, Views view, Expect expect) {
     return Arguments.of(name, target, view.build(), expect);
@@ -575,6 +582,135 @@ class PlannerTest {
             expect(
                 "Hibernate", new Step.None(), 0, EXISTING, "True/QuorumHeld", "False/Hibernated")),
         row(
+            "a TLS Secret missing: nothing started, the Secret named",
+            Views.secure(3, false),
+            Views.fresh()
+                .tls(
+                    new io.etcdoperator.operator.tls.TlsReport(
+                        List.of(
+                            new io.etcdoperator.operator.tls.TlsReport.Problem(
+                                "peer-tls", null, "not found in namespace default")),
+                        List.of(),
+                        List.of(),
+                        Optional.empty(),
+                        "",
+                        Optional.empty())),
+            expect(
+                "TlsNotUsable",
+                new Step.Wait("usable TLS Secrets"),
+                -1,
+                NONE,
+                "False/CertificateInvalid",
+                "False/CertificateInvalid")),
+        row(
+            "a renewed certificate that does not match its key: a running cluster is left as it is",
+            Views.secure(3, false),
+            Views.healthy(3)
+                .https()
+                .tls(
+                    new io.etcdoperator.operator.tls.TlsReport(
+                        List.of(
+                            new io.etcdoperator.operator.tls.TlsReport.Problem(
+                                "server-tls", "tls.key", "is not the key of the certificate")),
+                        List.of(),
+                        List.of(),
+                        Optional.empty(),
+                        "",
+                        Optional.empty())),
+            expect(
+                "TlsNotUsable",
+                new Step.Wait("usable TLS Secrets"),
+                -1,
+                NONE,
+                "True/QuorumHeld",
+                "False/CertificateInvalid")),
+        row(
+            "the operator's client certificate unusable, no member answers: quorum unknown",
+            Views.secure(3, false),
+            Views.healthy(3)
+                .https()
+                .unreachable(0, "UNAVAILABLE: handshake failed")
+                .unreachable(1, "UNAVAILABLE: handshake failed")
+                .unreachable(2, "UNAVAILABLE: handshake failed")
+                .tls(
+                    new io.etcdoperator.operator.tls.TlsReport(
+                        List.of(
+                            new io.etcdoperator.operator.tls.TlsReport.Problem(
+                                "client-tls", "tls.crt", "is not signed by the client CA")),
+                        List.of(),
+                        List.of(),
+                        Optional.empty(),
+                        "",
+                        Optional.empty())),
+            expect(
+                "TlsNotUsable",
+                new Step.Wait("usable TLS Secrets"),
+                -1,
+                NONE,
+                "Unknown/CertificateInvalid",
+                "False/CertificateInvalid")),
+        row(
+            "enableAuth and auth is off: turn it on as the certificate's user",
+            Views.secure(3, true),
+            Views.healthy(3).https().tls(clientAs("root")).authEnabled(false),
+            expect(
+                "EnableAuth",
+                new Step.EnableAuth("root"),
+                3,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/EnablingAuth")),
+        row(
+            "enableAuth and auth is on: ready",
+            Views.secure(3, true),
+            Views.healthy(3).https().tls(clientAs("root")).authEnabled(true),
+            expect(
+                "InSync", new Step.None(), 3, EXISTING, "True/QuorumHeld", "True/AllMembersReady")),
+        row(
+            "enableAuth unset and auth is on: turn it off",
+            Views.secure(3, false),
+            Views.healthy(3).https().tls(clientAs("root")).authEnabled(true),
+            expect(
+                "DisableAuth",
+                new Step.DisableAuth(),
+                3,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/DisablingAuth")),
+        row(
+            "enableAuth, auth off, quorum lost: nothing until quorum is back",
+            Views.secure(3, true),
+            Views.healthy(3)
+                .https()
+                .down(1)
+                .down(2)
+                .noLeader()
+                .tls(clientAs("root"))
+                .authEnabled(false),
+            expect("QuorumLost", new Step.None(), 3, NONE, "False/QuorumLost", "False/QuorumLost")),
+        row(
+            "TLS asked for a running plaintext cluster: refused, nothing touched",
+            Views.secure(3, false),
+            Views.healthy(3).tls(clientAs("root")),
+            expect(
+                "TlsModeChanged",
+                new Step.None(),
+                -1,
+                NONE,
+                "True/QuorumHeld",
+                "False/TlsModeChanged")),
+        row(
+            "TLS removed from a running TLS cluster: refused, nothing touched",
+            target(3),
+            Views.healthy(3).https(),
+            expect(
+                "TlsModeChanged",
+                new Step.None(),
+                -1,
+                NONE,
+                "True/QuorumHeld",
+                "False/TlsModeChanged")),
+        row(
             "roll: a follower first, highest ordinal",
             target(3),
             Views.healthy(3).podWithHash(0, "h0").podWithHash(1, "h0").podWithHash(2, "h0"),
@@ -1020,7 +1156,9 @@ class PlannerTest {
     assertThat(cm).as("cluster-state ConfigMap").isEqualTo(expect.configMap());
     assertThat(condition(plan, Conditions.AVAILABLE)).as("Available").isEqualTo(expect.available());
     assertThat(condition(plan, Conditions.READY)).as("Ready").isEqualTo(expect.ready());
-    assertThat(plan.manageObjects()).isEqualTo(expect.stsReplicas() >= 0);
+    assertThat(plan.manageObjects())
+        .as("Services and budget kept")
+        .isEqualTo(expect.stsReplicas() >= 0 || expect.rule().equals("CannotReachMembers"));
     assertThat(plan.status().getObservedGeneration()).isEqualTo(7L);
   }
 
@@ -1071,6 +1209,26 @@ class PlannerTest {
         .isEqualTo("http://test-2.test-headless.default.svc:2380");
     assertThat(state.annotations()).containsEntry("etcd.aenix.io/cluster-id", "c1");
     assertThat(message(plan, Conditions.AVAILABLE)).startsWith("quorum lost: no member of 3");
+  }
+
+  @Test
+  void membersOutOfSightKeepTheServicesThatNameThemAndNothingElse() {
+    // The headless Service deleted behind the operator's back: no member name resolves, every pod
+    // is still Ready. The Services come back (they destroy nothing); the StatefulSet, the
+    // ConfigMap and the claims stay as they are.
+    Plan plan =
+        Planner.plan(
+            target(3),
+            Views.healthy(3)
+                .unreachable(0, "UNAVAILABLE: Unable to resolve host")
+                .unreachable(1, "UNAVAILABLE: Unable to resolve host")
+                .unreachable(2, "UNAVAILABLE: Unable to resolve host")
+                .build());
+    assertThat(plan.rule()).isEqualTo("CannotReachMembers");
+    assertThat(plan.manageObjects()).isTrue();
+    assertThat(plan.statefulSetReplicas()).isEmpty();
+    assertThat(plan.clusterState()).isEmpty();
+    assertThat(plan.claimMembers()).isEmpty();
   }
 
   @Test

@@ -44,6 +44,8 @@ final class Views {
   private long leader;
   private String clusterVersion;
   private Optional<io.etcdoperator.operator.observe.RebuildView> rebuildPod = Optional.empty();
+  private io.etcdoperator.operator.tls.TlsReport tls = io.etcdoperator.operator.tls.TlsReport.NONE;
+  private Optional<Boolean> authEnabled = Optional.empty();
 
   static long id(int ordinal) {
     return 0x100 + ordinal;
@@ -636,11 +638,91 @@ final class Views {
     return this;
   }
 
+  /** Members and pods run with TLS: https peer URLs in the member list, pods serving https. */
+  Views https() {
+    https = true;
+    return this;
+  }
+
+  private boolean https;
+
   ClusterView build() {
+    List<MemberList.Entry> entries = members;
+    TreeMap<Integer, PodView> podViews = pods;
+    if (https) {
+      java.util.function.UnaryOperator<List<String>> secure =
+          urls -> urls.stream().map(u -> u.replaceFirst("^http://", "https://")).toList();
+      entries =
+          members.stream()
+              .map(
+                  e ->
+                      new MemberList.Entry(
+                          e.id(),
+                          e.name(),
+                          secure.apply(e.peerUrls()),
+                          secure.apply(e.clientUrls()),
+                          e.learner()))
+              .toList();
+      podViews = new TreeMap<>();
+      for (var e : pods.entrySet()) {
+        PodView p = e.getValue();
+        podViews.put(
+            e.getKey(),
+            new PodView(
+                p.name(),
+                p.ordinal(),
+                p.phase(),
+                p.ready(),
+                p.running(),
+                p.restartCount(),
+                p.terminating(),
+                p.podTemplateHash(),
+                p.createdAt(),
+                p.lastTermination(),
+                "https"));
+      }
+    }
     Optional<MemberList> list =
-        memberListKnown ? Optional.of(new MemberList(members, 0)) : Optional.empty();
+        memberListKnown ? Optional.of(new MemberList(entries, 0)) : Optional.empty();
     ClusterView view =
-        new ClusterView(NOW, sts, pods, claims, clusterState, probes, list, rebuildPod);
+        new ClusterView(NOW, sts, podViews, claims, clusterState, probes, list, rebuildPod)
+            .withTls(tls, authEnabled);
     return clusterVersion == null ? view : view.withClusterVersion(clusterVersion);
+  }
+
+  /** What the TLS Secrets were found to hold. */
+  Views tls(io.etcdoperator.operator.tls.TlsReport report) {
+    tls = report;
+    return this;
+  }
+
+  /** A member says whether etcd's authentication is on. */
+  Views authEnabled(boolean enabled) {
+    authEnabled = Optional.of(enabled);
+    return this;
+  }
+
+  /** The spec asks for TLS everywhere, and for etcd's authentication when {@code auth}. */
+  static Target secure(int replicas, boolean auth) {
+    return Target.valid(
+        NS,
+        NAME,
+        7,
+        new Target.Desired(
+            replicas,
+            HASH,
+            true,
+            "token",
+            "quay.io/coreos/etcd:v3.5.30",
+            Target.ClaimPolicy.RETAIN,
+            Optional.empty(),
+            new io.etcdoperator.operator.model.Security(
+                Optional.of("peer-tls"),
+                Optional.of("peer-ca"),
+                Optional.of("server-tls"),
+                Optional.empty(),
+                Optional.of("client-ca"),
+                Optional.of("client-tls"),
+                auth)));
   }
 }

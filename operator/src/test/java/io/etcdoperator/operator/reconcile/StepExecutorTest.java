@@ -128,6 +128,24 @@ class StepExecutorTest {
     }
 
     @Override
+    public void useTls(
+        String key, java.util.Optional<io.etcdoperator.operator.tls.ClientTls> tls) {}
+
+    @Override
+    public void pinAddress(String key, String host, java.util.Optional<String> ip) {}
+
+    @Override
+    public boolean authEnabled(String key, String url) {
+      return false;
+    }
+
+    @Override
+    public void enableAuth(String key, String url, String user) {}
+
+    @Override
+    public void disableAuth(String key, String url) {}
+
+    @Override
     public void closeCluster(String key) {}
 
     @Override

@@ -99,6 +99,27 @@ final class RealClusterPlans implements AutoCloseable {
     }
   }
 
+  private static final java.net.http.HttpClient HTTP =
+      java.net.http.HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+
+  /** The readiness probe of a member pod: {@code /health} answers 200 within a second. */
+  static boolean healthy(String clientUrl) {
+    try {
+      var response =
+          HTTP.send(
+              java.net.http.HttpRequest.newBuilder(java.net.URI.create(clientUrl + "/health"))
+                  .timeout(Duration.ofSeconds(1))
+                  .build(),
+              java.net.http.HttpResponse.BodyHandlers.discarding());
+      return response.statusCode() == 200;
+    } catch (java.io.IOException e) {
+      return false;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
   /** Probes the members {@code etcd-0 .. etcd-(replicas-1)} and plans for {@code replicas}. */
   Observed observe(LocalEtcdCluster cluster, int replicas) {
     TreeMap<Integer, String> urls = new TreeMap<>();
@@ -110,13 +131,15 @@ final class RealClusterPlans implements AutoCloseable {
       LocalEtcdMember m = cluster.member(Names.member(CLUSTER, i));
       urls.put(i, m.clientUrl());
       boolean running = m.isRunning();
+      // Ready as a kubelet would say it: the member's /health answers (it has a leader).
+      boolean ready = running && healthy(m.clientUrl());
       pods.put(
           i,
           new PodView(
               Names.pod(CLUSTER, i),
               i,
               "Running",
-              running,
+              ready,
               running,
               0,
               false,

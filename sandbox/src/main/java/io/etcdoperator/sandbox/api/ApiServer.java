@@ -1,5 +1,7 @@
 package io.etcdoperator.sandbox.api;
 
+import io.etcdoperator.sandbox.api.auth.Identity;
+import io.etcdoperator.sandbox.api.auth.RbacUsage;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
@@ -13,7 +15,8 @@ import java.util.HashMap;
 
 /**
  * The sandbox's Kubernetes API: fabric8's mock server in CRUD mode behind a {@link
- * SandboxDispatcher}, listening on plain HTTP on a loopback address.
+ * SandboxDispatcher}, listening on HTTPS (a self-signed certificate) on a loopback address: clients
+ * such as kubectl send bearer tokens over TLS only.
  */
 public final class ApiServer implements AutoCloseable {
   // The mock web server logs every request at INFO through java.util.logging; keep it quiet.
@@ -26,22 +29,39 @@ public final class ApiServer implements AutoCloseable {
 
   private final SandboxDispatcher dispatcher = new SandboxDispatcher();
   private final KubernetesMockServer server;
+  private final String adminToken = dispatcher.authenticator().issue(Identity.administrator());
   private String url;
+  private KubectlFront front;
+  private String frontUrl;
 
   public ApiServer() {
     server =
         new KubernetesMockServer(
-            new Context(), new MockWebServer(), new HashMap<>(), dispatcher, false);
+            new Context(), new MockWebServer(), new HashMap<>(), dispatcher, true);
   }
 
   /** Starts listening on the given loopback address and port (0: any free port). */
   public void start(InetAddress address, int port) {
     server.init(address, port);
-    url = "http://" + address.getHostAddress() + ":" + server.getPort();
+    url = "https://" + address.getHostAddress() + ":" + server.getPort();
     dispatcher.setServerAddress(address.getHostAddress() + ":" + server.getPort());
+    try {
+      front = new KubectlFront(address.getHostAddress(), server.getPort(), dispatcher::tableOf);
+    } catch (Exception e) {
+      throw new IllegalStateException("the sandbox's kubectl front did not start: " + e, e);
+    }
+    frontUrl = "https://" + address.getHostAddress() + ":" + front.port();
   }
 
-  /** Base URL, e.g. {@code http://127.0.0.1:34567}. */
+  /**
+   * The URL for kubectl and the kubeconfig: the API server behind a front that also serves watches
+   * over chunked HTTP (see {@link KubectlFront}).
+   */
+  public String kubectlUrl() {
+    return frontUrl;
+  }
+
+  /** Base URL, e.g. {@code https://127.0.0.1:34567}. */
   public String url() {
     return url;
   }
@@ -50,23 +70,55 @@ public final class ApiServer implements AutoCloseable {
     dispatcher.setLogSource(logs);
   }
 
+  /** Where messages find a pod's main process (the kubelet). */
+  public void setPodProcesses(SandboxDispatcher.PodProcesses pods) {
+    dispatcher.setPodProcesses(pods);
+  }
+
   public void setControlHandler(ControlHandler handler) {
     dispatcher.setControlHandler(handler);
   }
 
-  /** A client configuration for this server. */
+  /** The administrator's bearer token (the kubeconfig's). */
+  public String adminToken() {
+    return adminToken;
+  }
+
+  /** A new bearer token that authenticates as the identity. */
+  public String issueToken(Identity identity) {
+    return dispatcher.authenticator().issue(identity);
+  }
+
+  /** What a non-administrator has asked this server for so far. */
+  public RbacUsage usage(Identity identity) {
+    return dispatcher.usage(identity);
+  }
+
+  /** A client configuration for this server, as the administrator. */
   public Config clientConfig() {
+    return clientConfig(adminToken);
+  }
+
+  /** A client configuration for this server, authenticating with the token. */
+  public Config clientConfig(String token) {
     return new ConfigBuilder(Config.empty())
         .withMasterUrl(url)
         .withNamespace("default")
+        .withOauthToken(token)
+        .withTrustCerts(true)
         .withRequestTimeout(10_000)
         .withConnectionTimeout(5_000)
         .build();
   }
 
-  /** A new client of this server; the caller closes it. */
+  /** A new client of this server, as the administrator; the caller closes it. */
   public KubernetesClient newClient() {
-    return new KubernetesClientBuilder().withConfig(clientConfig()).build();
+    return newClient(adminToken);
+  }
+
+  /** A new client of this server authenticating with the token; the caller closes it. */
+  public KubernetesClient newClient(String token) {
+    return new KubernetesClientBuilder().withConfig(clientConfig(token)).build();
   }
 
   /**
@@ -83,7 +135,8 @@ public final class ApiServer implements AutoCloseable {
    */
   public boolean deleteInProcess(String path) {
     var r =
-        dispatcher.dispatch(
+        dispatcher.dispatchAs(
+            Identity.administrator(),
             new io.fabric8.mockwebserver.http.RecordedRequest(
                 "HTTP/1.1",
                 io.fabric8.mockwebserver.dsl.HttpMethod.DELETE,
@@ -104,6 +157,9 @@ public final class ApiServer implements AutoCloseable {
 
   @Override
   public void close() {
+    if (front != null) {
+      front.close();
+    }
     server.destroy();
   }
 }

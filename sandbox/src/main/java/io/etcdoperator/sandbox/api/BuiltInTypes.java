@@ -4,6 +4,7 @@ import java.util.List;
 
 /** The built-in Kubernetes kinds the sandbox serves: what the operator and kubectl use. */
 public final class BuiltInTypes {
+  private static final String RBAC = "rbac.authorization.k8s.io";
   private static final ResourceType.Scale REPLICAS =
       new ResourceType.Scale(".spec.replicas", ".status.replicas", ".status.selector");
 
@@ -27,6 +28,11 @@ public final class BuiltInTypes {
               "policy", "poddisruptionbudgets", "PodDisruptionBudget", true, true, null, "pdb"),
           ResourceType.builtIn("coordination.k8s.io", "leases", "Lease", true, false, null),
           ResourceType.builtIn("events.k8s.io", "events", "Event", true, false, null, "ev"),
+          ResourceType.builtIn(RBAC, "roles", "Role", true, false, null),
+          ResourceType.builtIn(RBAC, "rolebindings", "RoleBinding", true, false, null),
+          ResourceType.builtIn(RBAC, "clusterroles", "ClusterRole", false, false, null),
+          ResourceType.builtIn(
+              RBAC, "clusterrolebindings", "ClusterRoleBinding", false, false, null),
           ResourceType.builtIn(
               "apiextensions.k8s.io",
               "customresourcedefinitions",

@@ -3,6 +3,18 @@ package io.etcdoperator.sandbox.api;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.etcdoperator.sandbox.api.admission.CoreValidation;
+import io.etcdoperator.sandbox.api.admission.CrdValidation;
+import io.etcdoperator.sandbox.api.admission.FieldError;
+import io.etcdoperator.sandbox.api.admission.Invalid;
+import io.etcdoperator.sandbox.api.admission.PodSecurity;
+import io.etcdoperator.sandbox.api.admission.StructuralSchema;
+import io.etcdoperator.sandbox.api.auth.Authenticator;
+import io.etcdoperator.sandbox.api.auth.Forbidden;
+import io.etcdoperator.sandbox.api.auth.Identity;
+import io.etcdoperator.sandbox.api.auth.Rbac;
+import io.etcdoperator.sandbox.api.auth.RbacUsage;
+import io.etcdoperator.sandbox.api.auth.RequestInfo;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.dsl.base.CustomResourceDefinitionContext;
 import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
@@ -17,6 +29,9 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -65,6 +80,15 @@ public final class SandboxDispatcher extends KubernetesCrudDispatcher {
   private final OpenApi openApi = new OpenApi(mapper);
   private final Tables tables = new Tables(mapper);
   private final Object compositeWrites = new Object();
+  private static final String RBAC_GROUP = "rbac.authorization.k8s.io";
+  private final Authenticator authenticator = new Authenticator();
+  private final Map<String, RbacUsage> usage = new ConcurrentHashMap<>();
+  private final AtomicLong rbacVersion = new AtomicLong();
+  private final AtomicLong crdVersion = new AtomicLong();
+  private final Map<String, StructuralSchema> schemas = new ConcurrentHashMap<>();
+  private final java.util.concurrent.atomic.AtomicInteger clusterIps =
+      new java.util.concurrent.atomic.AtomicInteger(10);
+  private volatile RbacSnapshot rbacSnapshot;
   private volatile String serverAddress = "127.0.0.1:443";
   private volatile ControlHandler control;
   private volatile LogSource logs;
@@ -97,10 +121,53 @@ public final class SandboxDispatcher extends KubernetesCrudDispatcher {
     this.control = handler;
   }
 
+  /** The tokens this server accepts, and whose they are. */
+  Authenticator authenticator() {
+    return authenticator;
+  }
+
+  /** What a (non-administrator) user has asked for so far. */
+  RbacUsage usage(Identity user) {
+    return usage.computeIfAbsent(user.name(), k -> new RbacUsage());
+  }
+
+  /**
+   * Authenticates the request by its bearer token (401 without a known one), then handles it as
+   * that user.
+   */
   @Override
   public MockResponse dispatch(RecordedRequest request) {
+    Optional<Identity> user = authenticator.authenticate(request.getHeader("Authorization"));
+    if (user.isEmpty()) {
+      LOG.debug("{} {} -> 401", request.getMethod(), request.getPath());
+      return status(401, "Unauthorized", "Unauthorized");
+    }
+    return dispatchAs(user.get(), request);
+  }
+
+  /**
+   * Handles a request as the given user: RBAC first (403 for what no rule allows; every decision on
+   * a non-administrator is recorded in its {@link RbacUsage}), then admission, then storage.
+   */
+  MockResponse dispatchAs(Identity user, RecordedRequest request) {
     try {
-      MockResponse r = route(request);
+      RequestInfo info = RequestInfo.of(request.method(), request.getPath());
+      if (!user.admin()) {
+        boolean allowed = rbac().allows(user, info);
+        usage(user).record(info, allowed);
+        if (!allowed) {
+          LOG.debug("{} {} -> 403 for {}", request.getMethod(), request.getPath(), user.name());
+          return forbidden(info, Forbidden.reason(user, info));
+        }
+      }
+      MockResponse r = route(request, new Caller(user, info));
+      if (info.resourceRequest() && request.method() != HttpMethod.GET) {
+        if (RBAC_GROUP.equals(info.group())) {
+          rbacVersion.incrementAndGet();
+        } else if ("customresourcedefinitions".equals(info.resource())) {
+          crdVersion.incrementAndGet();
+        }
+      }
       if (LOG.isDebugEnabled()) {
         LOG.debug("{} {} -> {}", request.getMethod(), request.getPath(), r.code());
       }
@@ -111,7 +178,151 @@ public final class SandboxDispatcher extends KubernetesCrudDispatcher {
     }
   }
 
-  private MockResponse route(RecordedRequest request) throws Exception {
+  /** Who asks, and what. */
+  record Caller(Identity user, RequestInfo info) {}
+
+  /** The RBAC objects stored now (read again after any write to them). */
+  private Rbac rbac() throws Exception {
+    long version = rbacVersion.get();
+    RbacSnapshot s = rbacSnapshot;
+    if (s != null && s.version() == version) {
+      return s.rbac();
+    }
+    List<io.fabric8.kubernetes.api.model.HasMetadata> objects = new ArrayList<>();
+    for (var kind :
+        List.of(
+            Map.entry("roles", io.fabric8.kubernetes.api.model.rbac.Role.class),
+            Map.entry("clusterroles", io.fabric8.kubernetes.api.model.rbac.ClusterRole.class),
+            Map.entry("rolebindings", io.fabric8.kubernetes.api.model.rbac.RoleBinding.class),
+            Map.entry(
+                "clusterrolebindings",
+                io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding.class))) {
+      MockResponse r = super.handleGet("/apis/" + RBAC_GROUP + "/v1/" + kind.getKey());
+      if (r.code() == 200) {
+        for (JsonNode item : mapper.readTree(r.getBody().readUtf8()).path("items")) {
+          objects.add(mapper.treeToValue(item, kind.getValue()));
+        }
+      }
+    }
+    Rbac rbac = Rbac.of(objects);
+    rbacSnapshot = new RbacSnapshot(version, rbac);
+    return rbac;
+  }
+
+  private record RbacSnapshot(long version, Rbac rbac) {}
+
+  /**
+   * The OwnerReferencesPermissionEnforcement admission plugin (enabled on OpenShift and on clusters
+   * that harden their API server): setting {@code blockOwnerDeletion} on a reference to an owner
+   * needs {@code update} on the owner's {@code finalizers} subresource. Checked on every create and
+   * update by a non-administrator, for each reference that newly blocks its owner's deletion; the
+   * check counts as a use of that permission.
+   */
+  private MockResponse ownerReferences(Caller caller, JsonNode object, JsonNode old)
+      throws Exception {
+    if (caller.user().admin() || object == null) {
+      return null;
+    }
+    for (JsonNode ref : object.path("metadata").path("ownerReferences")) {
+      if (!ref.path("blockOwnerDeletion").asBoolean(false)) {
+        continue;
+      }
+      boolean already = false;
+      for (JsonNode o :
+          old == null ? mapper.createArrayNode() : old.path("metadata").path("ownerReferences")) {
+        already |=
+            o.path("uid").asText().equals(ref.path("uid").asText())
+                && o.path("blockOwnerDeletion").asBoolean(false);
+      }
+      if (already) {
+        continue;
+      }
+      String apiVersion = ref.path("apiVersion").asText();
+      String group =
+          apiVersion.contains("/") ? apiVersion.substring(0, apiVersion.indexOf('/')) : "";
+      String plural = null;
+      for (ResourceType t : types()) {
+        if (t.group().equals(group) && t.kind().equals(ref.path("kind").asText())) {
+          plural = t.plural();
+        }
+      }
+      if (plural == null) {
+        continue;
+      }
+      RequestInfo finalizers = caller.info().asking("update", group, plural, "finalizers");
+      boolean allowed = rbac().allows(caller.user(), finalizers);
+      usage(caller.user()).record(finalizers, allowed);
+      if (!allowed) {
+        return forbidden(
+            caller.info(),
+            "cannot set blockOwnerDeletion if an ownerReference refers to a resource you can't set"
+                + " finalizers on: "
+                + Forbidden.reason(caller.user(), finalizers)
+                + ", "
+                + ref);
+      }
+    }
+    return null;
+  }
+
+  /**
+   * A SelfSubjectRulesReview (which JOSDK sends to check its Lease permissions before it elects a
+   * leader): the caller's rules in the namespace asked about, complete.
+   */
+  private MockResponse rulesReview(Caller caller, JsonNode review) throws Exception {
+    String ns = review.path("spec").path("namespace").asText("");
+    ObjectNode out = mapper.createObjectNode();
+    out.put("kind", "SelfSubjectRulesReview");
+    out.put("apiVersion", "authorization.k8s.io/v1");
+    out.putObject("metadata");
+    out.putObject("spec").put("namespace", ns);
+    ObjectNode status = out.putObject("status");
+    com.fasterxml.jackson.databind.node.ArrayNode rules = status.putArray("resourceRules");
+    com.fasterxml.jackson.databind.node.ArrayNode urls = status.putArray("nonResourceRules");
+    if (caller.user().admin()) {
+      rules.addObject().set("verbs", mapper.valueToTree(List.of("*")));
+      ((ObjectNode) rules.get(0)).set("apiGroups", mapper.valueToTree(List.of("*")));
+      ((ObjectNode) rules.get(0)).set("resources", mapper.valueToTree(List.of("*")));
+      urls.addObject()
+          .<ObjectNode>set("verbs", mapper.valueToTree(List.of("*")))
+          .set("nonResourceURLs", mapper.valueToTree(List.of("*")));
+    } else {
+      for (var rule : rbac().rulesIn(caller.user(), ns)) {
+        ObjectNode r = mapper.createObjectNode();
+        r.set("verbs", mapper.valueToTree(rule.getVerbs()));
+        if (rule.getNonResourceURLs() != null && !rule.getNonResourceURLs().isEmpty()) {
+          r.set("nonResourceURLs", mapper.valueToTree(rule.getNonResourceURLs()));
+          urls.add(r);
+          continue;
+        }
+        r.set("apiGroups", mapper.valueToTree(rule.getApiGroups()));
+        r.set("resources", mapper.valueToTree(rule.getResources()));
+        if (rule.getResourceNames() != null && !rule.getResourceNames().isEmpty()) {
+          r.set("resourceNames", mapper.valueToTree(rule.getResourceNames()));
+        }
+        rules.add(r);
+      }
+    }
+    status.put("incomplete", false);
+    return json(201, out.toString());
+  }
+
+  private static MockResponse forbidden(RequestInfo info, String reason) {
+    ObjectNode s = statusNode(403, "Forbidden", Forbidden.message(info, reason));
+    if (info.resourceRequest()) {
+      ObjectNode details = s.putObject("details");
+      if (!info.name().isEmpty()) {
+        details.put("name", info.name());
+      }
+      if (!info.group().isEmpty()) {
+        details.put("group", info.group());
+      }
+      details.put("kind", info.resource());
+    }
+    return json(403, s.put("code", 403).toString());
+  }
+
+  private MockResponse route(RecordedRequest request, Caller caller) throws Exception {
     String path = request.getPath();
     String bare = path.contains("?") ? path.substring(0, path.indexOf('?')) : path;
     if (bare.length() > 1 && bare.endsWith("/")) {
@@ -137,6 +348,21 @@ public final class SandboxDispatcher extends KubernetesCrudDispatcher {
         && method == HttpMethod.GET) {
       return podLog(api, path);
     }
+    if (api != null
+        && "pods".equals(api.plural())
+        && api.name() != null
+        && api.subresource() != null
+        && List.of("exec", "attach", "portforward").contains(api.subresource())) {
+      return streamingRefused(api);
+    }
+    if (method == HttpMethod.GET
+        && api != null
+        && api.name() == null
+        && "events".equals(api.plural())
+        && !path.contains("watch=true")
+        && path.contains("fieldSelector=")) {
+      return eventsSelected(request, path);
+    }
     if (method == HttpMethod.DELETE
         && api != null
         && api.name() != null
@@ -155,11 +381,37 @@ public final class SandboxDispatcher extends KubernetesCrudDispatcher {
       return status(
           404, "NotFound", "the sandbox does not serve " + api.plural() + "/" + api.subresource());
     }
+    if (api != null
+        && "authorization.k8s.io".equals(api.group())
+        && "selfsubjectrulesreviews".equals(api.plural())
+        && method == HttpMethod.POST) {
+      return rulesReview(caller, mapper.readTree(bodyOf(request)));
+    }
     if (method == HttpMethod.PATCH && isStrategic(request)) {
-      return patch(request, path, StrategicMerge::apply);
+      return patch(request, path, caller, StrategicMerge::apply);
     }
     if (method == HttpMethod.PATCH && contentType(request).contains("merge-patch+json")) {
-      return patch(request, path, JsonMergePatch::apply);
+      return patch(request, path, caller, JsonMergePatch::apply);
+    }
+    if (method == HttpMethod.PATCH && contentType(request).contains("json-patch+json")) {
+      return patch(request, path, caller, (object, p) -> JsonPatch.apply(p, object));
+    }
+    if ((method == HttpMethod.POST || method == HttpMethod.PUT)
+        && api != null
+        && api.plural() != null) {
+      JsonNode object = mapper.readTree(bodyOf(request));
+      JsonNode old = null;
+      if (method == HttpMethod.PUT && api.name() != null) {
+        MockResponse current = super.handleGet(api.objectPath());
+        old = current.code() == 200 ? mapper.readTree(current.getBody().readUtf8()) : null;
+      }
+      Admission admitted = admit(caller, api, object, old);
+      if (admitted.refusal() != null) {
+        return admitted.refusal();
+      }
+      if (admitted.object() != null && admitted.object().isObject()) {
+        request = rewrite(method, path, admitted.object().toString());
+      }
     }
     MockResponse r = super.dispatch(request);
     if (method == HttpMethod.GET
@@ -176,11 +428,274 @@ public final class SandboxDispatcher extends KubernetesCrudDispatcher {
     return r;
   }
 
+  /**
+   * What admission made of a write: the object to store (defaults applied, unknown fields pruned),
+   * or the refusal.
+   */
+  record Admission(JsonNode object, MockResponse refusal) {
+    static Admission refused(MockResponse refusal) {
+      return new Admission(null, refusal);
+    }
+  }
+
+  /**
+   * Admission of a create or update (also of a patch, once merged): the checks a real API server
+   * runs before it stores an object, in its order: mutation, then validation.
+   */
+  private Admission admit(Caller caller, ApiPath api, JsonNode object, JsonNode old)
+      throws Exception {
+    if (object == null || !object.isObject()) {
+      return new Admission(object, null);
+    }
+    MockResponse refused = ownerReferences(caller, object, old);
+    if (refused != null) {
+      return Admission.refused(refused);
+    }
+    ResourceType type = type(api);
+    if (type == null) {
+      return new Admission(object, null);
+    }
+    String name = object.path("metadata").path("name").asText(api.name() == null ? "" : api.name());
+    List<FieldError> errors = List.of();
+    if (BuiltInTypes.ALL.contains(type)) {
+      if (api.subresource() != null) {
+        return new Admission(object, null);
+      }
+      CoreValidation.mutate(
+          api.group(), api.plural(), (ObjectNode) object, old, this::nextClusterIp);
+      errors = CoreValidation.validate(api.group(), api.plural(), object, old);
+      if (api.plural().equals("customresourcedefinitions")) {
+        errors = CrdValidation.validate(object);
+      }
+      if (errors.isEmpty() && old == null && api.plural().equals("pods") && api.group().isEmpty()) {
+        MockResponse insecure = podSecurity(caller.info(), api, name, object);
+        if (insecure != null) {
+          return Admission.refused(insecure);
+        }
+      }
+    } else if (api.subresource() == null || api.subresource().equals("status")) {
+      StructuralSchema schema = schema(api);
+      if (schema != null) {
+        if ("status".equals(api.subresource()) && old != null && old.has("spec")) {
+          // the status subresource ignores the spec it is sent: the stored one is validated
+          ((ObjectNode) object).set("spec", old.get("spec"));
+        }
+        schema.pruneAndDefault((ObjectNode) object);
+        errors = schema.validate(object, old);
+      }
+    }
+    if (!errors.isEmpty()) {
+      return Admission.refused(json(422, Invalid.status(type.kind(), type.group(), name, errors)));
+    }
+    return new Admission(object, null);
+  }
+
+  /** The schema of a custom resource's version, from its stored CRD (cached until a CRD write). */
+  private StructuralSchema schema(ApiPath api) throws Exception {
+    long version = crdVersion.get();
+    String key = version + " " + api.group() + "/" + api.version() + "/" + api.plural();
+    StructuralSchema cached = schemas.get(key);
+    if (cached != null) {
+      return cached;
+    }
+    MockResponse r = super.handleGet(CRD_LIST);
+    if (r.code() != 200) {
+      return null;
+    }
+    for (JsonNode crd : mapper.readTree(r.getBody().readUtf8()).path("items")) {
+      JsonNode spec = crd.path("spec");
+      if (!spec.path("group").asText().equals(api.group())
+          || !spec.path("names").path("plural").asText().equals(api.plural())) {
+        continue;
+      }
+      for (JsonNode v : spec.path("versions")) {
+        JsonNode s = v.path("schema").path("openAPIV3Schema");
+        if (v.path("name").asText().equals(api.version()) && s.isObject()) {
+          StructuralSchema schema = new StructuralSchema(s);
+          schemas.clear();
+          schemas.put(key, schema);
+          return schema;
+        }
+      }
+    }
+    return null;
+  }
+
+  /**
+   * Pod Security Admission: a pod created in a namespace whose {@code
+   * pod-security.kubernetes.io/enforce} label names a level must meet it (see {@link PodSecurity});
+   * else 403, as the API server answers.
+   */
+  private MockResponse podSecurity(RequestInfo info, ApiPath api, String name, JsonNode pod)
+      throws Exception {
+    String ns =
+        api.namespace() != null
+            ? api.namespace()
+            : pod.path("metadata").path("namespace").asText("default");
+    MockResponse r = super.handleGet("/api/v1/namespaces/" + ns);
+    if (r.code() != 200) {
+      return null;
+    }
+    JsonNode labels = mapper.readTree(r.getBody().readUtf8()).path("metadata").path("labels");
+    String level = labels.path(PodSecurity.ENFORCE).asText("privileged");
+    List<String> violations = PodSecurity.violations(level, pod.path("spec"));
+    if (violations.isEmpty()) {
+      return null;
+    }
+    String version = labels.path(PodSecurity.ENFORCE_VERSION).asText("latest");
+    RequestInfo named = new RequestInfo(info.verb(), true, "", "pods", null, name, ns, info.path());
+    return forbidden(
+        named,
+        "violates PodSecurity \"" + level + ":" + version + "\": " + String.join(", ", violations));
+  }
+
+  /** A cluster IP for a new Service (from 10.96.0.0/16; nothing is ever sent there). */
+  private String nextClusterIp() {
+    int n = clusterIps.incrementAndGet();
+    return "10.96." + ((n >> 8) & 0xff) + "." + (n & 0xff);
+  }
+
+  /** The served type of an API path, or null. */
+  private ResourceType type(ApiPath api) throws Exception {
+    for (ResourceType t : types()) {
+      if (t.group().equals(api.group())
+          && t.version().equals(api.version())
+          && t.plural().equals(api.plural())) {
+        return t;
+      }
+    }
+    return null;
+  }
+
+  /** The request's body as text, left for whoever reads it next. */
+  private static String bodyOf(RecordedRequest request) {
+    return request.getBody() == null
+        ? ""
+        : new String(request.getBody().getBytes(), java.nio.charset.StandardCharsets.UTF_8);
+  }
+
+  /**
+   * {@code kubectl exec}, {@code attach} and {@code port-forward} need a streaming connection the
+   * mock server cannot make: refused with a message that says so and gives the command that does
+   * the same on this machine (in the container's mount and UTS namespaces, where its hosts file,
+   * DNS and volumes are).
+   */
+  private MockResponse streamingRefused(ApiPath api) {
+    String how = "";
+    PodProcesses processes = this.pods;
+    long pid = processes == null ? -1 : processes.pid(api.namespace(), api.name());
+    if (pid > 0) {
+      how =
+          "; to run a command in its container on this machine: nsenter --target "
+              + pid
+              + " --mount --uts -- <command> (e.g. etcdctl --endpoints=http://"
+              + api.name()
+              + ":2379 endpoint health)";
+    }
+    return status(
+        501,
+        "NotImplemented",
+        "the sandbox does not serve pods/"
+            + api.subresource()
+            + " (it needs a streaming connection the sandbox's API server cannot make)"
+            + how);
+  }
+
+  /** Finds the main process of a pod's first container, for messages that point at it. */
+  public interface PodProcesses {
+    /** The pid, or -1. */
+    long pid(String namespace, String pod);
+  }
+
+  private volatile PodProcesses pods;
+
+  void setPodProcesses(PodProcesses pods) {
+    this.pods = pods;
+  }
+
+  /**
+   * A list of Events with a field selector, which the mock ignores: filtered here on the fields the
+   * API server supports for Events ({@code involvedObject.kind/namespace/name/uid/apiVersion/
+   * resourceVersion/fieldPath}, {@code reason}, {@code type}, {@code source}, {@code
+   * metadata.name/namespace}), with {@code =}, {@code ==} and {@code !=}, as {@code kubectl
+   * describe} sends them.
+   */
+  private MockResponse eventsSelected(RecordedRequest request, String path) throws Exception {
+    int q = path.indexOf('?');
+    String base = path.substring(0, q);
+    List<String> kept = new ArrayList<>();
+    String selector = "";
+    for (String kv : path.substring(q + 1).split("&")) {
+      if (kv.startsWith("fieldSelector=")) {
+        selector =
+            java.net.URLDecoder.decode(
+                kv.substring("fieldSelector=".length()), java.nio.charset.StandardCharsets.UTF_8);
+      } else {
+        kept.add(kv);
+      }
+    }
+    MockResponse all = super.handleGet(kept.isEmpty() ? base : base + "?" + String.join("&", kept));
+    if (all.code() != 200) {
+      return all;
+    }
+    ObjectNode list = (ObjectNode) mapper.readTree(all.getBody().readUtf8());
+    com.fasterxml.jackson.databind.node.ArrayNode items = mapper.createArrayNode();
+    for (JsonNode e : list.path("items")) {
+      if (selects(selector, e)) {
+        items.add(e);
+      }
+    }
+    list.set("items", items);
+    // The mock names its lists "List": kubectl describe decodes an EventList and shows no Events
+    // from anything else.
+    list.put("kind", "EventList");
+    list.put("apiVersion", "v1");
+    MockResponse r = json(200, list.toString());
+    if (wantsTable(request)) {
+      ApiPath api = ApiPath.parse(base);
+      return asTable(api, r);
+    }
+    return r;
+  }
+
+  private static boolean selects(String selector, JsonNode event) {
+    for (String term : selector.split(",")) {
+      if (term.isBlank()) {
+        continue;
+      }
+      boolean negate = term.contains("!=");
+      String[] kv = term.split(negate ? "!=" : "==?", 2);
+      if (kv.length != 2) {
+        return false;
+      }
+      String field = kv[0].trim();
+      JsonNode v =
+          field.equals("source")
+              ? event.path("source").path("component")
+              : event.at("/" + field.replace('.', '/'));
+      boolean equal = v.asText("").equals(kv[1].trim());
+      if (equal == negate) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   private static boolean wantsTable(RecordedRequest request) {
     String accept = request.getHeader("Accept");
     return accept != null
         && accept.contains("as=Table")
         && !request.getPath().contains("watch=true");
+  }
+
+  /** One object as a Table of one row, as a watch that asked for Tables sends it. */
+  JsonNode tableOf(ApiPath api, JsonNode object) {
+    try {
+      ResourceType type = type(api);
+      return type == null ? object : mapper.readTree(tables.table(type, object));
+    } catch (Exception e) {
+      return object;
+    }
   }
 
   private MockResponse asTable(ApiPath api, MockResponse r) throws Exception {
@@ -337,7 +852,10 @@ public final class SandboxDispatcher extends KubernetesCrudDispatcher {
    * a real API server, replace a list in a merge patch).
    */
   private MockResponse patch(
-      RecordedRequest request, String path, java.util.function.BinaryOperator<JsonNode> merge)
+      RecordedRequest request,
+      String path,
+      Caller caller,
+      java.util.function.BinaryOperator<JsonNode> merge)
       throws Exception {
     ApiPath api = ApiPath.parse(path);
     if (api == null || api.name() == null) {
@@ -351,8 +869,17 @@ public final class SandboxDispatcher extends KubernetesCrudDispatcher {
         return current;
       }
       JsonNode object = mapper.readTree(current.getBody().readUtf8());
-      JsonNode merged = merge.apply(object, mapper.readTree(request.getUtf8Body()));
-      return super.dispatch(rewrite(HttpMethod.PUT, objectPath, merged.toString()));
+      JsonNode merged;
+      try {
+        merged = merge.apply(object, mapper.readTree(request.getUtf8Body()));
+      } catch (RuntimeException e) {
+        return status(422, "Invalid", "the patch cannot be applied: " + e.getMessage());
+      }
+      Admission admitted = admit(caller, api, merged, object);
+      if (admitted.refusal() != null) {
+        return admitted.refusal();
+      }
+      return super.dispatch(rewrite(HttpMethod.PUT, objectPath, admitted.object().toString()));
     }
   }
 
@@ -556,6 +1083,11 @@ public final class SandboxDispatcher extends KubernetesCrudDispatcher {
   }
 
   static MockResponse status(int code, String reason, String message) {
+    return json(code, statusNode(code, reason, message).put("code", code).toString());
+  }
+
+  /** A failure Status as a real API server writes it (details, when any, go before code). */
+  static ObjectNode statusNode(int code, String reason, String message) {
     ObjectNode s = Serialization.jsonMapper().createObjectNode();
     s.put("kind", "Status");
     s.put("apiVersion", "v1");
@@ -563,8 +1095,7 @@ public final class SandboxDispatcher extends KubernetesCrudDispatcher {
     s.put("status", "Failure");
     s.put("message", message);
     s.put("reason", reason);
-    s.put("code", code);
-    return json(code, s.toString());
+    return s;
   }
 
   /** Reads dotted JSON paths ({@code .spec.replicas}); used for scale subresources. */

@@ -3,10 +3,8 @@ package io.etcdoperator.sandbox.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.io.IOException;
 import java.net.ConnectException;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
@@ -31,13 +29,16 @@ import picocli.CommandLine.Parameters;
       "  wipe POD      empty the pod's persistent volumes (its containers restart on empty disks)",
       "  freeze POD    SIGSTOP every process of the pod (a hung or partitioned node)",
       "  thaw POD      SIGCONT them again",
+      "  partition POD make the pod's etcd ports unreachable from the operator only (its peers",
+      "                and the kubelet's probes still reach it): its calls time out",
+      "  heal POD      end the partition",
       "  operator stop|start   stop or start the operator inside the sandbox"
     })
 final class FaultCommand implements Callable<Integer> {
   @Parameters(
       index = "0",
       paramLabel = "ACTION",
-      description = "kill, delete, wipe, freeze, thaw or operator")
+      description = "kill, delete, wipe, freeze, thaw, partition, heal or operator")
   String action;
 
   @Parameters(
@@ -69,7 +70,7 @@ final class FaultCommand implements Callable<Integer> {
     ObjectMapper mapper = new ObjectMapper();
     ObjectNode body = mapper.createObjectNode();
     switch (action) {
-      case "kill", "delete", "wipe", "freeze", "thaw" -> {
+      case "kill", "delete", "wipe", "freeze", "thaw", "partition", "heal" -> {
         body.put("action", action);
         body.put("namespace", namespace);
         body.put("pod", target);
@@ -86,7 +87,9 @@ final class FaultCommand implements Callable<Integer> {
       }
       default -> {
         System.err.println(
-            "fault: unknown action " + action + " (kill, delete, wipe, freeze, thaw, operator)");
+            "fault: unknown action "
+                + action
+                + " (kill, delete, wipe, freeze, thaw, partition, heal, operator)");
         return 2;
       }
     }
@@ -99,18 +102,18 @@ final class FaultCommand implements Callable<Integer> {
               + dir);
       return 2;
     }
-    String server = server(kubeconfig);
+    String server = io.etcdoperator.sandbox.Kubeconfig.server(kubeconfig);
     HttpRequest request =
         HttpRequest.newBuilder(URI.create(server + "/sandbox/v1/fault"))
             .timeout(Duration.ofSeconds(60))
             .header("Content-Type", "application/json")
+            .header(
+                "Authorization", "Bearer " + io.etcdoperator.sandbox.Kubeconfig.token(kubeconfig))
             .POST(HttpRequest.BodyPublishers.ofString(body.toString()))
             .build();
     try {
       HttpResponse<String> r =
-          HttpClient.newBuilder()
-              .connectTimeout(Duration.ofSeconds(5))
-              .build()
+          io.etcdoperator.sandbox.api.SelfSigned.httpClient(Duration.ofSeconds(5))
               .send(request, HttpResponse.BodyHandlers.ofString());
       JsonNode answer = mapper.readTree(r.body());
       if (r.statusCode() == 200) {
@@ -128,15 +131,5 @@ final class FaultCommand implements Callable<Integer> {
               + " refused the connection).");
       return 2;
     }
-  }
-
-  private static String server(Path kubeconfig) throws IOException {
-    for (String line : Files.readAllLines(kubeconfig)) {
-      String t = line.trim();
-      if (t.startsWith("server:")) {
-        return t.substring("server:".length()).trim();
-      }
-    }
-    throw new IOException("no server in " + kubeconfig);
   }
 }

@@ -98,6 +98,7 @@ public final class SandboxCommand implements Callable<Integer> {
     if (System.getProperty(JvmHosts.PROPERTY) == null) {
       return Relauncher.relaunchWithHostsFile(dir, SandboxMain.class, rawArgs());
     }
+    Relauncher.watchParent();
     OperatorLauncher operator = launcher != null ? launcher : OperatorLauncher.onClassPath();
     if (operator == null) {
       err.println("sandbox: no operator on the class path; EtcdClusters will not be reconciled.");
@@ -112,7 +113,10 @@ public final class SandboxCommand implements Callable<Integer> {
     }
     try {
       out.println(
-          "sandbox: API server " + sandbox.apiUrl() + ", state in " + sandbox.config().stateDir());
+          "sandbox: API server "
+              + sandbox.kubectlUrl()
+              + ", state in "
+              + sandbox.config().stateDir());
       out.println(
           "sandbox: kubectl --kubeconfig "
               + sandbox.config().kubeconfig()

@@ -71,6 +71,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * orphan claims (claims carry no owner unless a retention policy says Delete).
  */
 public final class StatefulSetController extends Controller {
+  private final java.util.Map<String, String> lastRefusal =
+      new java.util.concurrent.ConcurrentHashMap<>();
   static final String REVISION_LABEL = "controller-revision-hash";
   static final String POD_NAME_LABEL = "statefulset.kubernetes.io/pod-name";
   static final String POD_INDEX_LABEL = "apps.kubernetes.io/pod-index";
@@ -109,7 +111,9 @@ public final class StatefulSetController extends Controller {
           sync(s, pods, claims);
         } catch (KubernetesClientException e) {
           log.debug("statefulset {} not synced: {}", s.getMetadata().getName(), e.getMessage());
-          trigger();
+          if (e.getCode() == 409 || e.getCode() >= 500 || e.getCode() <= 0) {
+            trigger();
+          }
         }
       }
     }
@@ -419,7 +423,69 @@ public final class StatefulSetController extends Controller {
             .withSpec(spec)
             .build();
     log.debug("creating pod {}", podName);
-    client.pods().resource(pod).create();
+    try {
+      client.pods().resource(pod).create();
+    } catch (KubernetesClientException e) {
+      if (e.getCode() == 403 || e.getCode() == 422) {
+        failedCreate(set, podName, e);
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * A pod the API server refused (Pod Security, validation): a Warning Event on the StatefulSet, as
+   * its controller writes it, once per distinct refusal; the next attempt waits for the next pass
+   * rather than retrying at once.
+   */
+  private void failedCreate(StatefulSet set, String podName, KubernetesClientException e) {
+    String reason =
+        e.getStatus() != null && e.getStatus().getMessage() != null
+            ? e.getStatus().getMessage()
+            : e.getMessage();
+    String message =
+        "create Pod "
+            + podName
+            + " in StatefulSet "
+            + set.getMetadata().getName()
+            + " failed error: "
+            + reason;
+    String key = set.getMetadata().getUid() + "/" + podName;
+    if (message.equals(lastRefusal.put(key, message))) {
+      return;
+    }
+    String now =
+        java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString();
+    try {
+      client
+          .v1()
+          .events()
+          .inNamespace(set.getMetadata().getNamespace())
+          .resource(
+              new io.fabric8.kubernetes.api.model.EventBuilder()
+                  .withNewMetadata()
+                  .withName(set.getMetadata().getName() + "." + Long.toHexString(System.nanoTime()))
+                  .withNamespace(set.getMetadata().getNamespace())
+                  .endMetadata()
+                  .withNewInvolvedObject()
+                  .withApiVersion("apps/v1")
+                  .withKind("StatefulSet")
+                  .withName(set.getMetadata().getName())
+                  .withNamespace(set.getMetadata().getNamespace())
+                  .withUid(set.getMetadata().getUid())
+                  .endInvolvedObject()
+                  .withType("Warning")
+                  .withReason("FailedCreate")
+                  .withMessage(message)
+                  .withNewSource("statefulset-controller", null)
+                  .withFirstTimestamp(now)
+                  .withLastTimestamp(now)
+                  .withCount(1)
+                  .build())
+          .create();
+    } catch (KubernetesClientException ignored) {
+      // Events are a report
+    }
   }
 
   private void delete(Pod p) {

@@ -49,6 +49,8 @@ public final class ClusterDns {
   private final Supplier<List<LivePod>> pods;
   private volatile Map<String, List<String>> global = Map.of();
   private DnsServer server;
+  private final java.util.Set<String> partitioned = new java.util.TreeSet<>();
+  private java.util.function.Supplier<String> blackHole;
 
   public ClusterDns(
       String sandboxId, Path dir, Supplier<List<Service>> services, Supplier<List<LivePod>> pods) {
@@ -109,6 +111,32 @@ public final class ClusterDns {
     return a == null || a.isEmpty() ? null : a.get(0);
   }
 
+  /**
+   * Partitions a pod from this JVM (the operator) or heals it: while partitioned, the JVM resolves
+   * the pod's own names ({@code <hostname>.<svc>.<ns>.svc[.cluster.local]}) to the black-hole
+   * address, so that the operator's calls to the member connect and then hang until their deadline,
+   * as behind a NetworkPolicy that drops its traffic; pods (through the DNS server) and the
+   * kubelet's probes (by pod address) still reach it, and Service names still resolve to it (they
+   * are how other clients reach etcd, not how the operator does).
+   *
+   * @param blackHole the black-hole address, asked for when first needed
+   */
+  public synchronized void partition(
+      String namespace, String pod, boolean on, java.util.function.Supplier<String> blackHole) {
+    this.blackHole = blackHole;
+    if (on) {
+      partitioned.add(namespace + "/" + pod);
+    } else {
+      partitioned.remove(namespace + "/" + pod);
+    }
+    refresh();
+  }
+
+  /** The pods partitioned from the JVM now ({@code namespace/name}). */
+  public synchronized java.util.Set<String> partitioned() {
+    return java.util.Set.copyOf(partitioned);
+  }
+
   /** Every fully qualified record now. */
   public Map<String, List<String>> records() {
     return global;
@@ -119,6 +147,7 @@ public final class ClusterDns {
     List<LivePod> live = new ArrayList<>(pods.get());
     live.sort(Comparator.comparing(p -> p.pod().getMetadata().getName()));
     Map<String, List<String>> fq = new LinkedHashMap<>();
+    Map<String, List<String>> jvm = new LinkedHashMap<>();
     for (Service s : services.get()) {
       String ns = s.getMetadata().getNamespace();
       String name = s.getMetadata().getName();
@@ -130,6 +159,7 @@ public final class ClusterDns {
       boolean notReadyToo = Boolean.TRUE.equals(s.getSpec().getPublishNotReadyAddresses());
       List<String> endpoints = new ArrayList<>();
       for (LivePod lp : live) {
+        String key = lp.pod().getMetadata().getNamespace() + "/" + lp.pod().getMetadata().getName();
         Pod p = lp.pod();
         if (!ns.equals(p.getMetadata().getNamespace())
             || !matches(selector, p)
@@ -141,6 +171,11 @@ public final class ClusterDns {
         if (headless && hostname != null && name.equals(p.getSpec().getSubdomain())) {
           add(fq, hostname + "." + name + "." + ns + ".svc", lp.ip());
           add(fq, hostname + "." + name + "." + ns + ".svc.cluster.local", lp.ip());
+          if (partitioned.contains(key)) {
+            String hole = blackHole.get();
+            add(jvm, hostname + "." + name + "." + ns + ".svc", hole);
+            add(jvm, hostname + "." + name + "." + ns + ".svc.cluster.local", hole);
+          }
         }
       }
       for (String ip : endpoints) {
@@ -149,7 +184,9 @@ public final class ClusterDns {
       }
     }
     global = fq;
-    JvmHosts.publish(sandboxId, fq);
+    Map<String, List<String>> forJvm = new LinkedHashMap<>(fq);
+    forJvm.putAll(jvm);
+    JvmHosts.publish(sandboxId, forJvm);
     try {
       for (LivePod lp : live) {
         Pod p = lp.pod();

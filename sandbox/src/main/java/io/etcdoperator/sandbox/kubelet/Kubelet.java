@@ -14,6 +14,7 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.utils.Serialization;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -55,8 +56,11 @@ public final class Kubelet implements AutoCloseable {
   private final EtcdImages etcdImages;
   private SharedIndexInformer<Pod> podInformer;
   private SharedIndexInformer<Service> serviceInformer;
+  private final java.util.concurrent.atomic.AtomicBoolean refreshQueued =
+      new java.util.concurrent.atomic.AtomicBoolean();
   private volatile boolean closed;
   private String dnsAddress;
+  private io.etcdoperator.sandbox.net.BlackHole blackHole;
 
   public Kubelet(
       KubernetesClient client, SandboxConfig config, String sandboxId, AddressPool addresses) {
@@ -89,6 +93,9 @@ public final class Kubelet implements AutoCloseable {
     dns.startServer(dnsAddress);
     serviceInformer = client.services().inAnyNamespace().inform(new Handler<>(dns::refresh), 0);
     podInformer = client.pods().inAnyNamespace().inform(new Handler<>(this::sync), 0);
+    // Secrets and ConfigMaps are read again each second rather than watched: two more watches on
+    // the sandbox's shared client would queue its other requests behind them.
+    scheduler.scheduleWithFixedDelay(this::queueVolumeRefresh, 1, 1, TimeUnit.SECONDS);
     statusWriter.start();
     scheduler.scheduleWithFixedDelay(
         this::sync, 0, config.resync().toMillis(), TimeUnit.MILLISECONDS);
@@ -145,6 +152,35 @@ public final class Kubelet implements AutoCloseable {
     public PersistentVolumeClaim claim(String namespace, String name) {
       return client.persistentVolumeClaims().inNamespace(namespace).withName(name).get();
     }
+  }
+
+  /**
+   * A Secret or ConfigMap changed: the configMap and secret volumes of every running pod are
+   * written again where their content changed (one refresh at a time; changes during one queue the
+   * next). A real kubelet does this on its sync period, within about a minute.
+   */
+  private void queueVolumeRefresh() {
+    if (closed || !refreshQueued.compareAndSet(false, true)) {
+      return;
+    }
+    scheduler.execute(
+        () -> {
+          refreshQueued.set(false);
+          for (PodWorker w : workers.values()) {
+            Volumes v = w.volumes();
+            if (v == null) {
+              continue;
+            }
+            try {
+              List<String> changed = v.refresh(this);
+              if (!changed.isEmpty()) {
+                LOG.info("pod {}: volumes {} updated", w.key(), changed);
+              }
+            } catch (IOException | RuntimeException e) {
+              LOG.warn("pod {}: could not update its volumes", w.key(), e);
+            }
+          }
+        });
   }
 
   // --- the pods of this node ---
@@ -257,6 +293,27 @@ public final class Kubelet implements AutoCloseable {
   }
 
   /** The worker of a pod, by namespace and name (the live one), or null. */
+  /**
+   * Partitions a pod from the operator (this JVM) or heals it (see {@link ClusterDns#partition}):
+   * its names resolve, in this JVM only, to a black hole on a loopback address of its own.
+   */
+  public void partition(String namespace, String name, boolean on) {
+    dns.partition(namespace, name, on, this::blackHoleAddress);
+  }
+
+  private synchronized String blackHoleAddress() {
+    if (blackHole == null) {
+      try {
+        blackHole =
+            new io.etcdoperator.sandbox.net.BlackHole(
+                addresses.acquire(), List.of(2379, 2380, 2381));
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    }
+    return blackHole.address();
+  }
+
   public PodHandle pod(String namespace, String name) {
     String key = namespace + "/" + name;
     for (PodWorker w : workers.values()) {
@@ -364,6 +421,13 @@ public final class Kubelet implements AutoCloseable {
     }
     scheduler.shutdownNow();
     dns.close();
+    synchronized (this) {
+      if (blackHole != null) {
+        blackHole.close();
+        addresses.release(blackHole.address());
+        blackHole = null;
+      }
+    }
     if (dnsAddress != null) {
       addresses.release(dnsAddress);
     }

@@ -14,6 +14,15 @@ import java.util.Set;
  * the pod's own address, and duplicates that this creates are dropped. When neither the flag nor
  * the variable sets the client or peer listen URLs, etcd's defaults (localhost:2379 and :2380) are
  * given the same treatment. Nothing else is rewritten: advertise URLs stay as written.
+ *
+ * <p>One more consequence of the shared network: a member dials its peers from {@code 127.0.0.1},
+ * whatever address it listens on, while etcd checks the SANs of a peer's client certificate against
+ * the address the connection comes from (by IP SAN, or by reverse and forward lookups of DNS SANs).
+ * No certificate issued for a pod's names can pass that here, so when peers must show client
+ * certificates ({@code --peer-client-cert-auth}) the kubelet sets {@code
+ * ETCD_EXPERIMENTAL_PEER_SKIP_CLIENT_SAN_VERIFICATION=true} unless the pod chose. The peer's
+ * certificate chain, its CA and the SANs a dialing member checks against the peer URL's host are
+ * still verified. On a cluster each pod has its own address and the check applies.
  */
 public final class ListenUrls {
   private static final List<String> FLAGS =
@@ -78,6 +87,19 @@ public final class ListenUrls {
     }
     if (!hasFlag(args, "listen-peer-urls") && !env.containsKey("ETCD_LISTEN_PEER_URLS")) {
       env.put("ETCD_LISTEN_PEER_URLS", "http://" + podIp + ":2380");
+    }
+    String skip = "experimental-peer-skip-client-san-verification";
+    boolean peerClientAuth =
+        args.stream()
+                .anyMatch(
+                    a ->
+                        a.equals("--peer-client-cert-auth=true")
+                            || a.equals("--peer-client-cert-auth"))
+            || "true".equals(env.get("ETCD_PEER_CLIENT_CERT_AUTH"));
+    if (peerClientAuth
+        && !hasFlag(args, skip)
+        && !env.containsKey("ETCD_EXPERIMENTAL_PEER_SKIP_CLIENT_SAN_VERIFICATION")) {
+      env.put("ETCD_EXPERIMENTAL_PEER_SKIP_CLIENT_SAN_VERIFICATION", "true");
     }
   }
 

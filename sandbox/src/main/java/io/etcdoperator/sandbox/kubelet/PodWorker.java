@@ -302,6 +302,7 @@ final class PodWorker {
   // --- services for ContainerRunner ---
 
   ContainerConfig resolve(Container c) throws ContainerConfig.ConfigError {
+    checkNonRoot(c);
     ContainerConfig cfg =
         ContainerConfig.resolve(pod, c, podIp, kubelet.etcdImages(), kubelet.objects());
     if (cfg.etcd()) {
@@ -371,7 +372,81 @@ final class PodWorker {
             mounts,
             c.getWorkingDir(),
             logFile(c),
-            kubelet.config().tag()));
+            kubelet.config().tag(),
+            runAs(c)));
+  }
+
+  /**
+   * Whom the container runs as, as a kubelet reads the security contexts (the container's over the
+   * pod's): runAsUser and runAsGroup (root and group 0 when unset), fsGroup and supplementalGroups
+   * as supplementary groups, no_new_privs when allowPrivilegeEscalation is false. Null: nothing
+   * asked, root as before.
+   */
+  ProcessLauncher.RunAs runAs(Container c) {
+    var psc = pod.getSpec().getSecurityContext();
+    var sc = c.getSecurityContext();
+    Long uid =
+        sc != null && sc.getRunAsUser() != null
+            ? sc.getRunAsUser()
+            : psc == null ? null : psc.getRunAsUser();
+    Long gid =
+        sc != null && sc.getRunAsGroup() != null
+            ? sc.getRunAsGroup()
+            : psc == null ? null : psc.getRunAsGroup();
+    List<Long> groups = new ArrayList<>();
+    if (psc != null && psc.getFsGroup() != null) {
+      groups.add(psc.getFsGroup());
+    }
+    if (psc != null && psc.getSupplementalGroups() != null) {
+      psc.getSupplementalGroups().stream().filter(g -> !groups.contains(g)).forEach(groups::add);
+    }
+    boolean noNewPrivs = sc != null && Boolean.FALSE.equals(sc.getAllowPrivilegeEscalation());
+    if (uid == null && gid == null && groups.isEmpty() && !noNewPrivs) {
+      return null;
+    }
+    long user = uid == null ? 0 : uid;
+    // The operator's image is this JVM's class path, whose jars (under root's home) an image would
+    // ship readable by its user: a non-root container of it may read and search any file.
+    List<String> caps = user != 0 && OperatorImage.runs(c) ? List.of("dac_read_search") : List.of();
+    return new ProcessLauncher.RunAs(user, gid == null ? 0 : gid, groups, noNewPrivs, caps);
+  }
+
+  /**
+   * The kubelet's own refusal to start a container that must not run as root but would: {@code
+   * runAsNonRoot} without a non-root {@code runAsUser} (an image's user is never known here, so it
+   * counts as root, as the etcd images' user is).
+   */
+  private void checkNonRoot(Container c) throws ContainerConfig.ConfigError {
+    var psc = pod.getSpec().getSecurityContext();
+    var sc = c.getSecurityContext();
+    Boolean nonRoot =
+        sc != null && sc.getRunAsNonRoot() != null
+            ? sc.getRunAsNonRoot()
+            : psc == null ? null : psc.getRunAsNonRoot();
+    if (!Boolean.TRUE.equals(nonRoot)) {
+      return;
+    }
+    ProcessLauncher.RunAs as = runAs(c);
+    String which =
+        "(pod: \""
+            + pod.getMetadata().getName()
+            + "_"
+            + pod.getMetadata().getNamespace()
+            + "("
+            + uid()
+            + ")\", container: "
+            + c.getName()
+            + ")";
+    if (as == null
+        || (sc == null || sc.getRunAsUser() == null)
+            && (psc == null || psc.getRunAsUser() == null)) {
+      throw new ContainerConfig.ConfigError(
+          "container has runAsNonRoot and image will run as root " + which);
+    }
+    if (as.uid() == 0) {
+      throw new ContainerConfig.ConfigError(
+          "container's runAsUser breaks non-root policy " + which);
+    }
   }
 
   /** Where the container writes its termination message (default /dev/termination-log). */

@@ -24,7 +24,7 @@ import java.util.stream.Stream;
  * io.etcdoperator.sandbox.controller.VolumeController}), which outlives the pod; emptyDir,
  * configMap and secret volumes live in the pod's own directory and are deleted with the pod;
  * hostPath is the path itself. downwardAPI and projected volumes are empty directories (not filled
- * in).
+ * in). A pod's fsGroup is applied to every volume but hostPath ({@link #applyFsGroup}).
  */
 final class Volumes {
   /** A volume cannot be provided yet (its claim is missing, say); the pod waits. */
@@ -38,17 +38,121 @@ final class Volumes {
   private final Map<String, Path> byName;
   private final Map<String, Path> claims;
 
-  private Volumes(Path podDir, Map<String, Path> byName, Map<String, Path> claims) {
+  /** The configMap and secret volumes, by name, which {@link #refresh} keeps up to date. */
+  private final Map<String, Volume> projected;
+
+  private final String namespace;
+  private final Long fsGroup;
+
+  private Volumes(
+      Path podDir,
+      Map<String, Path> byName,
+      Map<String, Path> claims,
+      Map<String, Volume> projected,
+      String namespace,
+      Long fsGroup) {
     this.podDir = podDir;
     this.byName = byName;
     this.claims = claims;
+    this.projected = projected;
+    this.namespace = namespace;
+    this.fsGroup = fsGroup;
   }
 
-  /** The container's termination message file, emptied: bind-mounted at its message path. */
+  /**
+   * Writes each configMap and secret volume again from the object as it is now, where it changed
+   * (as a kubelet's periodic sync does; see {@link AtomicFiles}). An object that is gone leaves the
+   * files as they were. Returns the names of the volumes that changed.
+   */
+  List<String> refresh(Kubelet kubelet) throws IOException {
+    List<String> changed = new java.util.ArrayList<>();
+    for (Map.Entry<String, Volume> e : projected.entrySet()) {
+      Path dir = byName.get(e.getKey());
+      Map<String, AtomicFiles.Entry> files = files(kubelet, namespace, e.getValue());
+      if (files != null && AtomicFiles.write(dir, files, fsGroup)) {
+        changed.add(e.getKey());
+      }
+    }
+    return changed;
+  }
+
+  /**
+   * Writes a configMap or secret volume; false when its object is missing and not optional (an
+   * optional one that is missing gives an empty volume).
+   */
+  private static boolean project(Kubelet kubelet, String ns, Volume v, Path dir, Long fsGroup)
+      throws IOException {
+    Map<String, AtomicFiles.Entry> files = files(kubelet, ns, v);
+    boolean optional =
+        v.getSecret() != null
+            ? Boolean.TRUE.equals(v.getSecret().getOptional())
+            : Boolean.TRUE.equals(v.getConfigMap().getOptional());
+    if (files == null && !optional) {
+      return false;
+    }
+    AtomicFiles.write(dir, files == null ? Map.of() : files, fsGroup);
+    return true;
+  }
+
+  /** The files a configMap or secret volume holds now; null when its object does not exist. */
+  private static Map<String, AtomicFiles.Entry> files(Kubelet kubelet, String ns, Volume v) {
+    Map<String, byte[]> data = new HashMap<>();
+    List<KeyToPath> items;
+    Integer defaultMode;
+    if (v.getSecret() != null) {
+      Secret s = kubelet.objects().secret(ns, v.getSecret().getSecretName());
+      if (s == null) {
+        return null;
+      }
+      if (s.getData() != null) {
+        s.getData().forEach((k, val) -> data.put(k, Base64.getDecoder().decode(val)));
+      }
+      if (s.getStringData() != null) {
+        s.getStringData().forEach((k, val) -> data.put(k, val.getBytes(StandardCharsets.UTF_8)));
+      }
+      items = v.getSecret().getItems();
+      defaultMode = v.getSecret().getDefaultMode();
+    } else {
+      ConfigMap cm = kubelet.objects().configMap(ns, v.getConfigMap().getName());
+      if (cm == null) {
+        return null;
+      }
+      if (cm.getData() != null) {
+        cm.getData().forEach((k, val) -> data.put(k, val.getBytes(StandardCharsets.UTF_8)));
+      }
+      if (cm.getBinaryData() != null) {
+        cm.getBinaryData().forEach((k, val) -> data.put(k, Base64.getDecoder().decode(val)));
+      }
+      items = v.getConfigMap().getItems();
+      defaultMode = v.getConfigMap().getDefaultMode();
+    }
+    int mode = defaultMode == null ? 0644 : defaultMode;
+    Map<String, AtomicFiles.Entry> files = new java.util.TreeMap<>();
+    if (items == null || items.isEmpty()) {
+      data.forEach((k, b) -> files.put(k, new AtomicFiles.Entry(b, mode)));
+    } else {
+      for (KeyToPath item : items) {
+        byte[] b = data.get(item.getKey());
+        if (b != null) {
+          files.put(
+              item.getPath(),
+              new AtomicFiles.Entry(b, item.getMode() == null ? mode : item.getMode()));
+        }
+      }
+    }
+    return files;
+  }
+
+  /**
+   * The container's termination message file, emptied: bind-mounted at its message path. Writable
+   * by anyone, as a kubelet makes it, so that a container running as a non-root user can leave its
+   * last words.
+   */
   Path terminationFile(String container) throws IOException {
     Path f = podDir.resolve("termination").resolve(container);
     Files.createDirectories(f.getParent());
     Files.write(f, new byte[0]);
+    Files.setPosixFilePermissions(f, AtomicFiles.permissions(0666));
     return f;
   }
 
@@ -79,8 +183,12 @@ final class Volumes {
             .resolve(ns + "_" + pod.getMetadata().getName() + "_" + pod.getMetadata().getUid());
     Map<String, Path> byName = new HashMap<>();
     Map<String, Path> claims = new HashMap<>();
+    Map<String, Volume> projected = new HashMap<>();
     List<Volume> volumes =
         pod.getSpec().getVolumes() == null ? List.of() : pod.getSpec().getVolumes();
+    var psc = pod.getSpec().getSecurityContext();
+    Long fsGroup = psc == null ? null : psc.getFsGroup();
+    String fsGroupChangePolicy = psc == null ? null : psc.getFsGroupChangePolicy();
     for (Volume v : volumes) {
       Path dir = podDir.resolve("volumes").resolve(v.getName());
       if (v.getPersistentVolumeClaim() != null) {
@@ -103,36 +211,71 @@ final class Volumes {
         if (!Files.exists(dir)) {
           Files.createDirectories(dir);
         }
-      } else if (v.getConfigMap() != null) {
-        ConfigMap cm = kubelet.objects().configMap(ns, v.getConfigMap().getName());
-        if (cm == null && !Boolean.TRUE.equals(v.getConfigMap().getOptional())) {
-          throw new NotReady("configmap \"" + v.getConfigMap().getName() + "\" not found");
+      } else if (v.getConfigMap() != null || v.getSecret() != null) {
+        if (!project(kubelet, ns, v, dir, fsGroup)) {
+          throw new NotReady(
+              (v.getSecret() != null ? "secret \"" : "configmap \"")
+                  + (v.getSecret() != null
+                      ? v.getSecret().getSecretName()
+                      : v.getConfigMap().getName())
+                  + "\" not found");
         }
-        Files.createDirectories(dir);
-        if (cm != null && cm.getData() != null) {
-          writeFiles(dir, cm.getData(), v.getConfigMap().getItems());
-        }
-      } else if (v.getSecret() != null) {
-        Secret s = kubelet.objects().secret(ns, v.getSecret().getSecretName());
-        if (s == null && !Boolean.TRUE.equals(v.getSecret().getOptional())) {
-          throw new NotReady("secret \"" + v.getSecret().getSecretName() + "\" not found");
-        }
-        Files.createDirectories(dir);
-        if (s != null && s.getData() != null) {
-          Map<String, String> decoded = new HashMap<>();
-          s.getData()
-              .forEach(
-                  (k, val) ->
-                      decoded.put(
-                          k, new String(Base64.getDecoder().decode(val), StandardCharsets.UTF_8)));
-          writeFiles(dir, decoded, v.getSecret().getItems());
-        }
+        projected.put(v.getName(), v);
       } else {
         Files.createDirectories(dir);
       }
+      if (fsGroup != null
+          && v.getHostPath() == null
+          && v.getConfigMap() == null
+          && v.getSecret() == null) {
+        applyFsGroup(
+            dir,
+            fsGroup,
+            fsGroupChangePolicy,
+            v.getPersistentVolumeClaim() == null && v.getEmptyDir() == null);
+      }
       byName.put(v.getName(), dir);
     }
-    return new Volumes(podDir, byName, claims);
+    return new Volumes(podDir, byName, claims, projected, ns, fsGroup);
+  }
+
+  /**
+   * fsGroup, as a kubelet applies it to a volume: everything in it gets the group, group read and
+   * write (and execute where the owner has it), directories the setgid bit so that new files get
+   * the group too. With {@code OnRootMismatch}, nothing is done when the volume's root already has
+   * them. Volumes the kubelet writes itself (configMap, secret) get the group and read only.
+   */
+  static void applyFsGroup(Path dir, long gid, String policy, boolean readOnly) throws IOException {
+    if ("OnRootMismatch".equals(policy)) {
+      Object g = Files.getAttribute(dir, "unix:gid");
+      int mode = (Integer) Files.getAttribute(dir, "unix:mode");
+      if (g instanceof Integer i && i == gid && (mode & 02070) == 02070) {
+        return;
+      }
+    }
+    String script =
+        readOnly
+            ? "chgrp -R \"$1\" \"$2\" && chmod -R g+rX \"$2\""
+            : "chgrp -R \"$1\" \"$2\" && chmod -R g+rwX \"$2\" && find \"$2\" -type d -exec chmod g+s {} +";
+    Process p =
+        new ProcessBuilder("/bin/sh", "-c", script, "fsgroup", String.valueOf(gid), dir.toString())
+            .redirectErrorStream(true)
+            .start();
+    try {
+      if (!p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS) || p.exitValue() != 0) {
+        throw new IOException(
+            "could not apply fsGroup "
+                + gid
+                + " to "
+                + dir
+                + ": "
+                + new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
+      }
+    } catch (InterruptedException e) {
+      p.destroyForcibly();
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted");
+    }
   }
 
   ProcessLauncher.Mount mount(VolumeMount m) throws IOException {
@@ -177,24 +320,6 @@ final class Volumes {
       s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
     } catch (IOException e) {
       // best effort
-    }
-  }
-
-  private static void writeFiles(Path dir, Map<String, String> data, List<KeyToPath> items)
-      throws IOException {
-    if (items == null || items.isEmpty()) {
-      for (Map.Entry<String, String> e : data.entrySet()) {
-        Files.writeString(dir.resolve(e.getKey()), e.getValue());
-      }
-      return;
-    }
-    for (KeyToPath item : items) {
-      String value = data.get(item.getKey());
-      if (value != null) {
-        Path target = dir.resolve(item.getPath());
-        Files.createDirectories(target.getParent());
-        Files.writeString(target, value);
-      }
     }
   }
 }

@@ -13,8 +13,9 @@ import java.util.Map;
  * KILL}), in its own mount and UTS namespaces ({@code unshare --mount --uts}), where a small shell
  * script bind-mounts the pod's hosts file on {@code /etc/hosts}, the sandbox's {@code resolv.conf}
  * on {@code /etc/resolv.conf}, each volume on its mount path, sets the hostname to the pod's,
- * changes to the working directory and then {@code exec}s the command, so that the process id
- * returned is the container's main process and its process group id.
+ * changes to the working directory and then {@code exec}s the command (through {@code setpriv} when
+ * the container runs as another user, see {@link RunAs}), so that the process id returned is the
+ * container's main process and its process group id.
  *
  * <p>The environment is exactly the container's (plus PATH if unset and the sandbox's tag), not the
  * JVM's.
@@ -23,7 +24,26 @@ public final class ProcessLauncher {
   /** A bind mount into the container. */
   public record Mount(Path source, String target, boolean readOnly) {}
 
-  /** Everything needed to start one container process. */
+  /**
+   * Who the container's command runs as, after the setup (which needs root for its mounts): {@code
+   * setpriv} sets the user, the group and the supplementary groups, and with {@code noNewPrivs} the
+   * process can never gain privileges (allowPrivilegeEscalation: false).
+   *
+   * @param uid user id (0: root)
+   * @param gid primary group id
+   * @param groups supplementary groups (fsGroup, supplementalGroups)
+   * @param noNewPrivs set the no_new_privs bit
+   * @param ambientCaps capabilities kept across the change of user (names as setpriv takes them)
+   */
+  public record RunAs(
+      long uid, long gid, List<Long> groups, boolean noNewPrivs, List<String> ambientCaps) {
+    public RunAs {
+      groups = List.copyOf(groups);
+      ambientCaps = List.copyOf(ambientCaps);
+    }
+  }
+
+  /** Everything needed to start one container process; {@code runAs} null: as root. */
   public record Spec(
       List<String> argv,
       Map<String, String> env,
@@ -33,7 +53,8 @@ public final class ProcessLauncher {
       List<Mount> mounts,
       String workingDir,
       Path logFile,
-      String tag) {}
+      String tag,
+      RunAs runAs) {}
 
   /** The setup script's {@code $0}: while a process's arguments contain it, its setup runs. */
   static final String SETUP_MARKER = "sandbox-container-setup";
@@ -70,7 +91,25 @@ public final class ProcessLauncher {
     if (spec.workingDir() != null && !spec.workingDir().isEmpty()) {
       script.append("cd ").append(q(spec.workingDir())).append('\n');
     }
-    script.append("exec \"$@\"\n");
+    RunAs as = spec.runAs();
+    if (as == null) {
+      script.append("exec \"$@\"\n");
+    } else {
+      script.append("exec setpriv --reuid=").append(as.uid()).append(" --regid=").append(as.gid());
+      script.append(
+          as.groups().isEmpty()
+              ? " --clear-groups"
+              : " --groups="
+                  + String.join(",", as.groups().stream().map(String::valueOf).toList()));
+      if (!as.ambientCaps().isEmpty()) {
+        String caps = String.join(",", as.ambientCaps().stream().map(c -> "+" + c).toList());
+        script.append(" --inh-caps=").append(caps).append(" --ambient-caps=").append(caps);
+      }
+      if (as.noNewPrivs()) {
+        script.append(" --no-new-privs");
+      }
+      script.append(" -- \"$@\"\n");
+    }
 
     List<String> cmd = new ArrayList<>();
     cmd.add("setsid");

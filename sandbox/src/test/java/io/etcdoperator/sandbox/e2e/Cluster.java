@@ -49,9 +49,23 @@ public final class Cluster implements AutoCloseable {
   private final JetcdEtcdService etcd =
       new JetcdEtcdService(EtcdServiceConfig.defaults().withDeadline(Duration.ofSeconds(1)));
 
+  /** The client certificate and trust of a cluster with TLS; empty: plain http. */
+  private Optional<io.etcdoperator.operator.tls.ClientTls> tls = Optional.empty();
+
   public Cluster(E2E e2e, String name) {
     this.e2e = e2e;
     this.name = name;
+  }
+
+  /** A cluster whose members serve clients over https and ask for a client certificate. */
+  public Cluster(E2E e2e, String name, io.etcdoperator.operator.tls.ClientTls tls) {
+    this(e2e, name);
+    this.tls = Optional.of(tls);
+    etcd.useTls(E2E.NS + "/" + name, this.tls);
+  }
+
+  private String scheme() {
+    return tls.isPresent() ? "https" : "http";
   }
 
   public String name() {
@@ -76,19 +90,22 @@ public final class Cluster implements AutoCloseable {
 
   /** The client Service's URL: the writer's endpoint (resolves to the Ready members). */
   public String clientUrl() {
-    return "http://" + name + "." + E2E.NS + ".svc:" + Names.CLIENT_PORT;
+    return scheme() + "://" + name + "." + E2E.NS + ".svc:" + Names.CLIENT_PORT;
   }
 
   /** A writer through the client Service, at 50 writes/s, stopping by itself after {@code max}. */
   public RecordingWriter writer(Duration max) {
     RecordingWriter w =
-        RecordingWriter.builder(List.of(clientUrl()))
-            .maxDuration(max)
-            .verifyTimeout(Duration.ofMinutes(1))
-            .start();
+        writerBuilder(tls).maxDuration(max).verifyTimeout(Duration.ofMinutes(1)).start();
     // The Service lists a member once its readiness probe passed: wait for the first write.
     await().atMost(Duration.ofSeconds(30)).until(() -> w.acknowledgedCount() > 0);
     return w;
+  }
+
+  /** A writer's builder through the client Service with {@code as} (the cluster's own: TLS). */
+  RecordingWriter.Builder writerBuilder(Optional<io.etcdoperator.operator.tls.ClientTls> as) {
+    RecordingWriter.Builder b = RecordingWriter.builder(List.of(clientUrl()));
+    return as.isPresent() ? b.tls(as.get()) : b;
   }
 
   /**
@@ -140,6 +157,19 @@ public final class Cluster implements AutoCloseable {
                 .orElse(false));
   }
 
+  /** Waits until every pod of the cluster carries annotation {@code key}={@code value}. */
+  public void awaitPodsAnnotated(String key, String value, Duration atMost) {
+    await()
+        .atMost(atMost)
+        .until(
+            () ->
+                pods().stream()
+                    .allMatch(
+                        p ->
+                            p.getMetadata().getAnnotations() != null
+                                && value.equals(p.getMetadata().getAnnotations().get(key))));
+  }
+
   /** Names of the cluster's pods, sorted; {@code withTerminating} includes those being deleted. */
   public List<String> podNames(boolean withTerminating) {
     return pods().stream()
@@ -167,7 +197,7 @@ public final class Cluster implements AutoCloseable {
       }
       try {
         return Optional.of(
-            etcd.memberList(E2E.NS + "/" + name, Names.clientUrl(E2E.NS, name, ordinal)));
+            etcd.memberList(E2E.NS + "/" + name, Names.clientUrl(E2E.NS, name, ordinal, scheme())));
       } catch (EtcdException e) {
         // next pod
       }

@@ -72,6 +72,31 @@ public final class E2E implements AutoCloseable {
     }
   }
 
+  /** The document of {@code kind} in a multi-document YAML file, exactly as the file has it. */
+  public static String document(Path file, String kind) throws IOException {
+    for (String doc : Files.readString(file).split("(?m)^---$")) {
+      if (doc.contains("kind: " + kind)) {
+        return doc;
+      }
+    }
+    throw new AssertionError("no " + kind + " in " + file);
+  }
+
+  /** A Secret as cert-manager writes it ({@code kubernetes.io/tls}, the keys base64-encoded). */
+  public static io.fabric8.kubernetes.api.model.Secret tlsSecret(
+      String namespace, String name, java.util.Map<String, byte[]> data) {
+    java.util.Map<String, String> encoded = new java.util.TreeMap<>();
+    data.forEach((k, v) -> encoded.put(k, java.util.Base64.getEncoder().encodeToString(v)));
+    return new io.fabric8.kubernetes.api.model.SecretBuilder()
+        .withNewMetadata()
+        .withName(name)
+        .withNamespace(namespace)
+        .endMetadata()
+        .withType("kubernetes.io/tls")
+        .withData(encoded)
+        .build();
+  }
+
   public Resource<EtcdCluster> cluster(String name) {
     return client().resources(EtcdCluster.class).inNamespace(NS).withName(name);
   }

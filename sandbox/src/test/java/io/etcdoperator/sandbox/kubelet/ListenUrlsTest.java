@@ -60,4 +60,22 @@ class ListenUrlsTest {
         "127.20.0.9");
     assertThat(withFlags).isEmpty();
   }
+
+  @Test
+  void peersThatMustShowClientCertificatesSkipTheSourceAddressCheckUnlessThePodChose() {
+    List<String> tls = List.of("--listen-peer-urls=https://x:2", "--peer-client-cert-auth=true");
+    Map<String, String> env = new LinkedHashMap<>();
+    ListenUrls.rewriteEnv(env, tls, "127.20.0.9");
+    assertThat(env).containsEntry("ETCD_EXPERIMENTAL_PEER_SKIP_CLIENT_SAN_VERIFICATION", "true");
+
+    Map<String, String> chose = new LinkedHashMap<>();
+    List<String> withChoice = new java.util.ArrayList<>(tls);
+    withChoice.add("--experimental-peer-skip-client-san-verification=false");
+    ListenUrls.rewriteEnv(chose, withChoice, "127.20.0.9");
+    assertThat(chose).doesNotContainKey("ETCD_EXPERIMENTAL_PEER_SKIP_CLIENT_SAN_VERIFICATION");
+
+    Map<String, String> plain = new LinkedHashMap<>();
+    ListenUrls.rewriteEnv(plain, List.of("--listen-peer-urls=http://x:2"), "127.20.0.9");
+    assertThat(plain).doesNotContainKey("ETCD_EXPERIMENTAL_PEER_SKIP_CLIENT_SAN_VERIFICATION");
+  }
 }
