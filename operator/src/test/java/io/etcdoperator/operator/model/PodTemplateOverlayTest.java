@@ -41,6 +41,8 @@ class PodTemplateOverlayTest {
             "--listen-metrics-urls=http://[::]:2381",
             "--initial-advertise-peer-urls=http://$(POD_NAME).demo-headless.$(POD_NAMESPACE).svc:2380",
             "--advertise-client-urls=http://$(POD_NAME).demo-headless.$(POD_NAMESPACE).svc:2379",
+            "--auto-compaction-mode=periodic",
+            "--auto-compaction-retention=5m",
             "--experimental-corrupt-check-time=5m",
             "--experimental-initial-corrupt-check=true");
     assertThat(etcd.getEnv())
@@ -78,7 +80,8 @@ class PodTemplateOverlayTest {
     assertThat(etcd.getStartupProbe().getHttpGet().getPort().getIntVal()).isEqualTo(2380);
     assertThat(etcd.getLivenessProbe().getHttpGet().getPath()).isEqualTo("/version");
     assertThat(etcd.getLivenessProbe().getHttpGet().getPort().getIntVal()).isEqualTo(2380);
-    assertThat(etcd.getReadinessProbe().getHttpGet().getPath()).isEqualTo("/health");
+    assertThat(etcd.getReadinessProbe().getHttpGet().getPath())
+        .isEqualTo("/health?exclude=NOSPACE");
     assertThat(etcd.getReadinessProbe().getHttpGet().getPort().getIntVal()).isEqualTo(2381);
   }
 
@@ -121,7 +124,8 @@ class PodTemplateOverlayTest {
     assertThat(etcd.getLivenessProbe().getTcpSocket().getPort().getIntVal()).isEqualTo(2380);
     // Fields not set are ours.
     assertThat(etcd.getCommand()).containsExactly("etcd");
-    assertThat(etcd.getReadinessProbe().getHttpGet().getPath()).isEqualTo("/health");
+    assertThat(etcd.getReadinessProbe().getHttpGet().getPath())
+        .isEqualTo("/health?exclude=NOSPACE");
   }
 
   @Test

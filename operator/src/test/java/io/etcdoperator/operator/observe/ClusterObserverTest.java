@@ -112,7 +112,9 @@ class ClusterObserverTest {
                 20480,
                 List.of("memberID:256 alarm:NOSPACE "),
                 99,
-                0));
+                0,
+                false,
+                16384));
     assertThat(probed.probes().get(1).learner()).isTrue();
     assertThat(probed.probes().get(1).seesLeader()).isTrue();
     assertThat(probed.probes().get(2)).isEqualTo(MemberProbe.unreachable(2, URL2, "not answering"));

@@ -66,6 +66,52 @@ class PlannerTest {
   static final String DOWN_AND_STALE =
       "their members are down and their template changed: replacing them cannot cost quorum";
 
+  static final String COMPACTED = "4000@2026-11-29T11:59:00Z";
+
+  /** Three healthy members, every one of which reports NOSPACE (alarms are cluster-wide). */
+  static Views noSpace() {
+    return Views.healthy(3).alarm(0, "NOSPACE").alarm(1, "NOSPACE").alarm(2, "NOSPACE");
+  }
+
+  /** The annotation recording a defragmentation of each ordinal, after {@link #COMPACTED}. */
+  static String defragmented(int... ordinals) {
+    StringBuilder json = new StringBuilder("{");
+    for (int i : ordinals) {
+      json.append(json.length() > 1 ? "," : "")
+          .append('"')
+          .append(Names.member(NAME, i))
+          .append("\":{\"at\":\"2026-11-29T11:59:30Z\",\"tookMillis\":120,")
+          .append("\"before\":2147483648,\"after\":20480}");
+    }
+    return json.append('}').toString();
+  }
+
+  static io.etcdoperator.operator.model.Maintenance threshold(int percent) {
+    var d = io.etcdoperator.operator.model.Maintenance.DEFAULTS;
+    return new io.etcdoperator.operator.model.Maintenance(
+        Optional.empty(),
+        OptionalInt.of(percent),
+        d.minReclaimable(),
+        d.quotaBytes(),
+        d.storageBytes(),
+        d.storage());
+  }
+
+  static io.etcdoperator.operator.model.Maintenance storage(String size) {
+    var d = io.etcdoperator.operator.model.Maintenance.DEFAULTS;
+    return new io.etcdoperator.operator.model.Maintenance(
+        Optional.empty(),
+        OptionalInt.empty(),
+        d.minReclaimable(),
+        d.quotaBytes(),
+        new io.fabric8.kubernetes.api.model.Quantity(size).getNumericalAmount().longValue(),
+        size);
+  }
+
+  static Target withMaintenance(int replicas, io.etcdoperator.operator.model.Maintenance m) {
+    return Target.valid(NS, NAME, 7, Views.desired(replicas).withMaintenance(m));
+  }
+
   static Stream<Arguments> rows() {
     return Stream.of(
         // --- never formed: bootstrap (rule 6) ---
@@ -245,10 +291,173 @@ class PlannerTest {
                 "True/QuorumHeld",
                 "False/MembersUnreachable")),
         row(
-            "a member raised an alarm: quorum holds, the member is not healthy, the alarm is said",
+            "a member raised CORRUPT: quorum holds, the member is not healthy, the alarm is said",
             target(3),
-            Views.healthy(3).alarm(1, "NOSPACE"),
+            Views.healthy(3).alarm(1, "CORRUPT"),
             expect("InSync", new Step.None(), 3, EXISTING, "True/QuorumHeld", "False/AlarmRaised")),
+        // --- upkeep: NOSPACE recovery, defragmentation, volume expansion, pause ---
+        row(
+            "NOSPACE raised, nothing compacted yet: compact, keeping the last 1000 revisions",
+            target(3),
+            noSpace().revision(5000),
+            expect(
+                "NoSpace",
+                new Step.Compact(
+                    4000, "NOSPACE: history before the last 1000 revisions goes first"),
+                3,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/NoSpace")),
+        row(
+            "NOSPACE, compacted: defragment the follower of the highest ordinal first",
+            target(3),
+            noSpace().revision(5000).stateAnnotation(Names.COMPACTED_ANNOTATION, COMPACTED),
+            expect(
+                "NoSpace",
+                new Step.Defragment(
+                    2,
+                    Names.member(NAME, 2),
+                    id(2),
+                    "NOSPACE: giving back what the compaction freed"),
+                3,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/NoSpace")),
+        row(
+            "NOSPACE, compacted, followers done: leadership moves off before the leader's turn",
+            target(3),
+            noSpace()
+                .revision(5000)
+                .stateAnnotation(Names.COMPACTED_ANNOTATION, COMPACTED)
+                .stateAnnotation(Names.DEFRAGMENTED_ANNOTATION, defragmented(1, 2)),
+            expect("NoSpace", move(0, 1), 3, EXISTING, "True/QuorumHeld", "False/NoSpace")),
+        row(
+            "NOSPACE, every member defragmented since the compaction and below the quota: disarm",
+            target(3),
+            noSpace()
+                .revision(5000)
+                .stateAnnotation(Names.COMPACTED_ANNOTATION, COMPACTED)
+                .stateAnnotation(Names.DEFRAGMENTED_ANNOTATION, defragmented(0, 1, 2)),
+            expect(
+                "NoSpace",
+                new Step.Disarm(
+                    "NOSPACE", "every member's database is below 95% of the quota again"),
+                3,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/NoSpace")),
+        row(
+            "NOSPACE, the whole history compacted, defragmented, still over: said, nothing to do",
+            target(3),
+            noSpace()
+                .revision(5000)
+                .dbSize(0, 3L << 30, 3L << 30)
+                .stateAnnotation(Names.COMPACTED_ANNOTATION, "5000@2026-11-29T11:59:00Z")
+                .stateAnnotation(Names.DEFRAGMENTED_ANNOTATION, defragmented(0, 1, 2)),
+            expect("NoSpace", new Step.None(), 3, EXISTING, "True/QuorumHeld", "False/NoSpace")),
+        row(
+            "a follower past the fragmentation threshold: defragment it",
+            withMaintenance(3, threshold(50)),
+            Views.healthy(3).dbSize(1, 100L << 20, 10L << 20),
+            expect(
+                "Defragment",
+                new Step.Defragment(
+                    1,
+                    Names.member(NAME, 1),
+                    id(1),
+                    "fragmented past spec.defragmentation.threshold"),
+                3,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/Defragmenting")),
+        row(
+            "below the threshold's minimum to reclaim: nothing to defragment",
+            withMaintenance(3, threshold(50)),
+            Views.healthy(3).dbSize(1, 100L << 10, 10L << 10),
+            expect(
+                "InSync", new Step.None(), 3, EXISTING, "True/QuorumHeld", "True/AllMembersReady")),
+        row(
+            "the leader past the threshold: leadership moves off first",
+            withMaintenance(3, threshold(50)),
+            Views.healthy(3).dbSize(0, 100L << 20, 10L << 20),
+            expect(
+                "Defragment", move(0, 1), 3, EXISTING, "True/QuorumHeld", "False/Defragmenting")),
+        row(
+            "a follower past the threshold while another is behind: wait",
+            withMaintenance(3, threshold(50)),
+            Views.healthy(3).dbSize(1, 100L << 20, 10L << 20).down(2),
+            expect(
+                "Defragment",
+                new Step.Wait(Names.member(NAME, 2) + " to be healthy and caught up"),
+                3,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/Defragmenting")),
+        row(
+            "claims asked smaller than they were made: refused, naming the field",
+            withMaintenance(3, storage("2Gi")),
+            Views.healthy(3).statefulSetClaim(4L << 30).claimsOf(4L << 30, "standard"),
+            expect(
+                "VolumeSizeRefused",
+                new Step.None(),
+                -1,
+                NONE,
+                "True/QuorumHeld",
+                "False/VolumeShrinkRefused")),
+        row(
+            "claims asked larger on a StorageClass without expansion: refused, naming the class",
+            withMaintenance(3, storage("8Gi")),
+            Views.healthy(3)
+                .statefulSetClaim(4L << 30)
+                .claimsOf(4L << 30, "standard")
+                .storageClass("standard", false),
+            expect(
+                "VolumeSizeRefused",
+                new Step.None(),
+                -1,
+                NONE,
+                "True/QuorumHeld",
+                "False/VolumeExpansionRefused")),
+        row(
+            "claims asked larger: grow the claim of the lowest ordinal first",
+            withMaintenance(3, storage("8Gi")),
+            Views.healthy(3)
+                .statefulSetClaim(4L << 30)
+                .claimsOf(4L << 30, "standard")
+                .storageClass("standard", true),
+            expect(
+                "ExpandVolumes",
+                new Step.ResizeClaim(0, Names.dataClaim(NAME, 0), "8Gi", "4Gi"),
+                3,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/ExpandingVolumes")),
+        row(
+            "every claim grown: the StatefulSet is recreated, its pods orphaned",
+            withMaintenance(3, storage("8Gi")),
+            Views.healthy(3)
+                .statefulSetClaim(4L << 30)
+                .claimsOf(8L << 30, "standard")
+                .storageClass("standard", true),
+            expect(
+                "ExpandVolumes",
+                new Step.RecreateStatefulSet(
+                    "its claim template asks for 4Gi, the spec for 8Gi, and a claim template"
+                        + " cannot be updated"),
+                -1,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/ExpandingVolumes")),
+        row(
+            "paused: a scale-up waits, status still says what is",
+            target(4).withPaused(true),
+            Views.healthy(3),
+            expect("Paused", new Step.None(), -1, NONE, "True/QuorumHeld", "False/ScalingUp")),
+        row(
+            "paused while the spec is invalid: the spec's problem is still said",
+            Target.invalid(NS, NAME, 7, List.of("spec.replicas: must be >= 0")).withPaused(true),
+            Views.healthy(3),
+            expect("Paused", new Step.None(), -1, NONE, "True/QuorumHeld", "False/InvalidSpec")),
         row(
             "every member reports CORRUPT (alarms are cluster-wide): still a quorum, not Ready",
             target(3),
@@ -1158,7 +1367,10 @@ class PlannerTest {
     assertThat(condition(plan, Conditions.READY)).as("Ready").isEqualTo(expect.ready());
     assertThat(plan.manageObjects())
         .as("Services and budget kept")
-        .isEqualTo(expect.stsReplicas() >= 0 || expect.rule().equals("CannotReachMembers"));
+        .isEqualTo(
+            expect.stsReplicas() >= 0
+                || expect.rule().equals("CannotReachMembers")
+                || expect.rule().equals("ExpandVolumes"));
     assertThat(plan.status().getObservedGeneration()).isEqualTo(7L);
   }
 

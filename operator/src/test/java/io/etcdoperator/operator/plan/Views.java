@@ -46,6 +46,8 @@ final class Views {
   private Optional<io.etcdoperator.operator.observe.RebuildView> rebuildPod = Optional.empty();
   private io.etcdoperator.operator.tls.TlsReport tls = io.etcdoperator.operator.tls.TlsReport.NONE;
   private Optional<Boolean> authEnabled = Optional.empty();
+  private Optional<io.etcdoperator.operator.observe.StorageClassView> storageClass =
+      Optional.empty();
 
   static long id(int ordinal) {
     return 0x100 + ordinal;
@@ -548,6 +550,102 @@ final class Views {
     return this;
   }
 
+  /** Member {@code i}'s database: {@code size} bytes on disk, {@code inUse} of them in use. */
+  Views dbSize(int i, long size, long inUse) {
+    MemberProbe p = probes.get(i);
+    probes.put(
+        i,
+        new MemberProbe(
+            i,
+            p.endpoint(),
+            p.reachable(),
+            p.error(),
+            p.clusterId(),
+            p.memberId(),
+            p.leaderId(),
+            p.raftTerm(),
+            p.raftIndex(),
+            p.learner(),
+            p.version(),
+            size,
+            p.alarms(),
+            p.revision(),
+            p.metricsIndex(),
+            p.refused(),
+            inUse));
+    return this;
+  }
+
+  /** Every member answers at key-value revision {@code revision}. */
+  Views revision(long revision) {
+    probes.replaceAll(
+        (i, p) ->
+            new MemberProbe(
+                i,
+                p.endpoint(),
+                p.reachable(),
+                p.error(),
+                p.clusterId(),
+                p.memberId(),
+                p.leaderId(),
+                p.raftTerm(),
+                p.raftIndex(),
+                p.learner(),
+                p.version(),
+                p.dbSize(),
+                p.alarms(),
+                revision,
+                p.metricsIndex(),
+                p.refused(),
+                p.dbSizeInUse()));
+    return this;
+  }
+
+  /** The cluster-state ConfigMap carries this operator annotation (a maintenance record). */
+  Views stateAnnotation(String key, String value) {
+    ClusterState s = clusterState.orElseThrow();
+    java.util.Map<String, String> annotations = new java.util.HashMap<>(s.annotations());
+    annotations.put(key, value);
+    clusterState = Optional.of(new ClusterState(s.kind(), s.members(), s.token(), annotations));
+    return this;
+  }
+
+  /** Every member's claim requests {@code bytes}, from StorageClass {@code storageClass}. */
+  Views claimsOf(long bytes, String storageClass) {
+    claims.replaceAll(
+        (i, c) ->
+            new ClaimView(
+                c.name(),
+                c.ordinal(),
+                c.terminating(),
+                c.memberId(),
+                c.clusterId(),
+                c.ownedByCluster(),
+                bytes,
+                bytes,
+                storageClass));
+    return this;
+  }
+
+  /** The members' StorageClass, read as allowing expansion or not. */
+  Views storageClass(String name, boolean allowsExpansion) {
+    storageClass =
+        Optional.of(
+            new io.etcdoperator.operator.observe.StorageClassView(
+                name, Optional.of(allowsExpansion), ""));
+    return this;
+  }
+
+  /** The StatefulSet's claim template requests {@code bytes}. */
+  Views statefulSetClaim(long bytes) {
+    StatefulSetView v = sts.orElseThrow();
+    sts =
+        Optional.of(
+            new StatefulSetView(
+                v.replicas(), v.podTemplateHash(), v.persistentStorage(), bytes, false));
+    return this;
+  }
+
   Views alarm(int i, String alarm) {
     MemberProbe p = probes.get(i);
     probes.put(
@@ -686,7 +784,8 @@ final class Views {
         memberListKnown ? Optional.of(new MemberList(entries, 0)) : Optional.empty();
     ClusterView view =
         new ClusterView(NOW, sts, podViews, claims, clusterState, probes, list, rebuildPod)
-            .withTls(tls, authEnabled);
+            .withTls(tls, authEnabled)
+            .withStorageClass(storageClass);
     return clusterVersion == null ? view : view.withClusterVersion(clusterVersion);
   }
 
