@@ -51,7 +51,12 @@ class RbacGrantsUsedCheck {
           "update  services",
           // A schedule deletes the backups past its history limits and retention; BackupE2EIT's
           // schedule does not run long enough to have any (SchedulePlanTest covers the decision).
-          "delete etcd.aenix.io etcdbackups");
+          "delete etcd.aenix.io etcdbackups",
+          // A volume expansion recreates the StatefulSet (its claim template cannot be updated)
+          // after reading the claims' StorageClass; the sandbox has no StorageClass that expands
+          // a volume yet, so no e2e test grows one (PlannerTest covers the decisions).
+          "delete apps statefulsets",
+          "get storage.k8s.io storageclasses");
 
   record Manifest(Identity operator, Rbac rbac, List<HasMetadata> objects) {}
 
@@ -166,8 +171,13 @@ class RbacGrantsUsedCheck {
   void theNamespacedRoleGrantsWhatTheClusterRoleGrants() throws IOException {
     Manifest cluster = manifest(SandboxConfig.CLUSTER_SCOPE);
     Manifest namespaced = manifest(SandboxConfig.NAMESPACE_SCOPE);
+    // StorageClasses are cluster-scoped: a Role cannot grant them, and an operator of one
+    // namespace goes on without reading them (StorageClasses).
     assertThat(expand(namespaced, "Role etcd-operator"))
-        .isEqualTo(expand(cluster, "ClusterRole etcd-operator"))
+        .isEqualTo(
+            expand(cluster, "ClusterRole etcd-operator").stream()
+                .filter(g -> !g.contains("storageclasses"))
+                .collect(java.util.stream.Collectors.toCollection(TreeSet::new)))
         .isNotEmpty();
     assertThat(expand(namespaced, "Role etcd-operator-leader-election"))
         .isEqualTo(expand(cluster, "Role etcd-operator-leader-election"))
