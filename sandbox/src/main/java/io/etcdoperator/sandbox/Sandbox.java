@@ -44,6 +44,9 @@ import org.slf4j.LoggerFactory;
  * the JVM exits without it.
  */
 public final class Sandbox implements AutoCloseable {
+  /** The StorageClass claims without one get: it allows volume expansion. */
+  public static final String DEFAULT_STORAGE_CLASS = "standard";
+
   private static final Logger LOG = LoggerFactory.getLogger(Sandbox.class);
 
   private final SandboxConfig config;
@@ -118,6 +121,24 @@ public final class Sandbox implements AutoCloseable {
         .resource(
             new NamespaceBuilder().withNewMetadata().withName("default").endMetadata().build())
         .createOr(n -> n.update());
+    // As kind's: one default class; unlike kind's, it allows volume expansion (the sandbox's
+    // volumes are directories, which grow by being reported larger).
+    client
+        .storage()
+        .v1()
+        .storageClasses()
+        .resource(
+            new io.fabric8.kubernetes.api.model.storage.StorageClassBuilder()
+                .withNewMetadata()
+                .withName(DEFAULT_STORAGE_CLASS)
+                .addToAnnotations("storageclass.kubernetes.io/is-default-class", "true")
+                .endMetadata()
+                .withProvisioner("sandbox.etcd-operator.io/directory")
+                .withAllowVolumeExpansion(true)
+                .withReclaimPolicy("Delete")
+                .withVolumeBindingMode("Immediate")
+                .build())
+        .createOr(c -> c.update());
     operatorIdentity = installRbac();
     addresses = new AddressPool(AddressPool.defaultLockDir(), List.of(2379, 2380));
     kubelet = new Kubelet(client, config, id, addresses);

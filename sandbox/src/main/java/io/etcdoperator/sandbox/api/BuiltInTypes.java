@@ -27,6 +27,8 @@ public final class BuiltInTypes {
           ResourceType.builtIn(
               "policy", "poddisruptionbudgets", "PodDisruptionBudget", true, true, null, "pdb"),
           ResourceType.builtIn("coordination.k8s.io", "leases", "Lease", true, false, null),
+          ResourceType.builtIn(
+              "storage.k8s.io", "storageclasses", "StorageClass", false, false, null, "sc"),
           ResourceType.builtIn("events.k8s.io", "events", "Event", true, false, null, "ev"),
           ResourceType.builtIn(RBAC, "roles", "Role", true, false, null),
           ResourceType.builtIn(RBAC, "rolebindings", "RoleBinding", true, false, null),

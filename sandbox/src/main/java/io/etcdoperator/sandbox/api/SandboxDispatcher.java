@@ -464,6 +464,18 @@ public final class SandboxDispatcher extends KubernetesCrudDispatcher {
       CoreValidation.mutate(
           api.group(), api.plural(), (ObjectNode) object, old, this::nextClusterIp);
       errors = CoreValidation.validate(api.group(), api.plural(), object, old);
+      if (errors.isEmpty()
+          && api.group().isEmpty()
+          && api.plural().equals("persistentvolumeclaims")) {
+        if (old == null) {
+          defaultStorageClass((ObjectNode) object);
+        } else {
+          MockResponse resize = resize(caller.info(), api, name, object, old);
+          if (resize != null) {
+            return Admission.refused(resize);
+          }
+        }
+      }
       if (api.plural().equals("customresourcedefinitions")) {
         errors = CrdValidation.validate(object);
       }
@@ -547,6 +559,71 @@ public final class SandboxDispatcher extends KubernetesCrudDispatcher {
     return forbidden(
         named,
         "violates PodSecurity \"" + level + ":" + version + "\": " + String.join(", ", violations));
+  }
+
+  /**
+   * The DefaultStorageClass admission plugin: a claim created without {@code storageClassName} gets
+   * the class annotated {@code storageclass.kubernetes.io/is-default-class: "true"}, if any.
+   */
+  private void defaultStorageClass(ObjectNode claim) throws Exception {
+    JsonNode spec = claim.path("spec");
+    if (!spec.isObject() || spec.has("storageClassName")) {
+      return;
+    }
+    for (JsonNode cls : storageClasses()) {
+      if ("true"
+          .equals(
+              cls.path("metadata")
+                  .path("annotations")
+                  .path("storageclass.kubernetes.io/is-default-class")
+                  .asText())) {
+        ((ObjectNode) spec).put("storageClassName", cls.path("metadata").path("name").asText());
+        return;
+      }
+    }
+  }
+
+  /**
+   * The PersistentVolumeClaimResize admission plugin: a claim's storage request may grow only when
+   * the claim is bound and its StorageClass exists and says {@code allowVolumeExpansion: true};
+   * else 403 with the API server's words.
+   */
+  private MockResponse resize(
+      RequestInfo info, ApiPath api, String name, JsonNode claim, JsonNode old) throws Exception {
+    long now = CoreValidation.storageRequest(claim.path("spec"));
+    long before = CoreValidation.storageRequest(old.path("spec"));
+    if (now <= before) {
+      return null;
+    }
+    String className = old.path("spec").path("storageClassName").asText("");
+    boolean allowed = false;
+    if ("Bound".equals(old.path("status").path("phase").asText()) && !className.isEmpty()) {
+      for (JsonNode cls : storageClasses()) {
+        if (className.equals(cls.path("metadata").path("name").asText())) {
+          allowed = cls.path("allowVolumeExpansion").asBoolean(false);
+        }
+      }
+    }
+    if (allowed) {
+      return null;
+    }
+    String ns = api.namespace() != null ? api.namespace() : "default";
+    RequestInfo named =
+        new RequestInfo(
+            info.verb(), true, "", "persistentvolumeclaims", null, name, ns, info.path());
+    return forbidden(
+        named,
+        "only dynamically provisioned pvc can be resized and the storageclass that provisions the"
+            + " pvc must support resize");
+  }
+
+  private List<JsonNode> storageClasses() throws Exception {
+    MockResponse r = super.handleGet("/apis/storage.k8s.io/v1/storageclasses");
+    List<JsonNode> out = new java.util.ArrayList<>();
+    if (r.code() == 200) {
+      mapper.readTree(r.getBody().readUtf8()).path("items").forEach(out::add);
+    }
+    return out;
   }
 
   /** A cluster IP for a new Service (from 10.96.0.0/16; nothing is ever sent there). */

@@ -25,6 +25,10 @@ import java.util.stream.Stream;
  * not finished uses it (as the real protection controller does); then the finalizer is removed, the
  * claim disappears and its directory is deleted. Directories of claims that no longer exist are
  * deleted too.
+ *
+ * <p>Expansion: a bound claim whose storage request is above its {@code status.capacity} (the API
+ * server let it grow only if its StorageClass allows expansion) is grown, as a CSI driver that
+ * expands online does: the new capacity is reported, the pod using it keeps running.
  */
 public final class VolumeController extends Controller {
   static final String PROTECTION = "kubernetes.io/pvc-protection";
@@ -70,6 +74,10 @@ public final class VolumeController extends Controller {
           }
           continue;
         }
+        if (c.getStatus() != null && "Bound".equals(c.getStatus().getPhase())) {
+          grow(c);
+          continue;
+        }
         if (c.getStatus() == null || !"Bound".equals(c.getStatus().getPhase())) {
           Files.createDirectories(dir);
           PersistentVolumeClaim bound =
@@ -101,6 +109,29 @@ public final class VolumeController extends Controller {
       }
     }
     deleteOrphanDirectories(keep);
+  }
+
+  /** Reports the requested size as the capacity of a bound claim asked to grow. */
+  private void grow(PersistentVolumeClaim c) {
+    Quantity requested =
+        c.getSpec().getResources() == null || c.getSpec().getResources().getRequests() == null
+            ? null
+            : c.getSpec().getResources().getRequests().get("storage");
+    Quantity capacity =
+        c.getStatus().getCapacity() == null ? null : c.getStatus().getCapacity().get("storage");
+    if (requested == null
+        || capacity != null
+            && requested.getNumericalAmount().compareTo(capacity.getNumericalAmount()) <= 0) {
+      return;
+    }
+    log.info(
+        "claim {} grows from {} to {}",
+        c.getMetadata().getName(),
+        capacity == null ? "?" : capacity.toString(),
+        requested);
+    c.getStatus().setCapacity(new java.util.HashMap<>(c.getStatus().getCapacity()));
+    c.getStatus().getCapacity().put("storage", requested);
+    client.persistentVolumeClaims().resource(c).updateStatus();
   }
 
   private static boolean inUse(PersistentVolumeClaim c, List<Pod> pods) {

@@ -59,6 +59,11 @@ public final class CoreValidation {
       case "/services" -> service(spec, old == null ? null : old.path("spec"), e);
       case "policy/poddisruptionbudgets" -> pdb(spec, e);
       case "/configmaps", "/secrets" -> data(obj, e);
+      case "/persistentvolumeclaims" -> {
+        if (old != null) {
+          claimUpdate(spec, old, e);
+        }
+      }
       default -> {}
     }
     return e;
@@ -254,6 +259,55 @@ public final class CoreValidation {
       }
     }
     return s;
+  }
+
+  /**
+   * A claim's spec is immutable once bound except its storage request, which may only grow (as the
+   * API server's validation says; whether its StorageClass allows it is the resize admission's
+   * business).
+   */
+  private static void claimUpdate(JsonNode spec, JsonNode old, List<FieldError> e) {
+    JsonNode was = old.path("spec");
+    ObjectNode a = spec.deepCopy();
+    ObjectNode b = was.deepCopy();
+    for (ObjectNode o : List.of(a, b)) {
+      if (o.path("resources").isObject()) {
+        ((ObjectNode) o.get("resources")).remove("requests");
+      }
+      o.remove("volumeName");
+    }
+    if (!a.equals(b)) {
+      e.add(
+          FieldError.forbidden(
+              "spec",
+              "spec is immutable after creation except resources.requests and"
+                  + " volumeAttributesClassName for bound claims"));
+      return;
+    }
+    long now = storageRequest(spec);
+    long before = storageRequest(was);
+    if (now >= 0 && before >= 0 && now < before) {
+      e.add(
+          FieldError.forbidden(
+              "spec.resources.requests.storage", "field can not be less than previous value"));
+    }
+  }
+
+  /**
+   * {@code resources.requests.storage} of a claim's spec, in bytes; -1 when absent or unreadable.
+   */
+  public static long storageRequest(JsonNode claimSpec) {
+    JsonNode q = claimSpec.path("resources").path("requests").path("storage");
+    if (!q.isTextual() && !q.isNumber()) {
+      return -1;
+    }
+    try {
+      return new io.fabric8.kubernetes.api.model.Quantity(q.asText())
+          .getNumericalAmount()
+          .longValue();
+    } catch (IllegalArgumentException | ArithmeticException ex) {
+      return -1;
+    }
   }
 
   private static void statefulSet(JsonNode spec, JsonNode old, List<FieldError> e) {
