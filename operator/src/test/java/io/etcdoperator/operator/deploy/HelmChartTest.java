@@ -88,6 +88,86 @@ class HelmChartTest {
         .isEqualTo("ops");
   }
 
+  @Test
+  void monitoringObjectsAreOffByDefault() throws IOException {
+    String rendered = new Helm(CHART).template().withName(RELEASE).withNamespace(RELEASE).call();
+    assertThat(objects(rendered).keySet())
+        .noneMatch(k -> k.startsWith("PodMonitor ") || k.startsWith("PrometheusRule "))
+        .noneMatch(k -> k.startsWith("ConfigMap "));
+  }
+
+  /**
+   * With {@code metrics.*.enabled} the chart renders the PodMonitor and the PrometheusRule of
+   * {@code deploy/monitoring/}, object for object, and a ConfigMap for Grafana's sidecar that holds
+   * the chart's dashboard file byte for byte (the one copy of the dashboard).
+   */
+  @Test
+  void monitoringValuesRenderThePlainMonitoringObjectsAndTheDashboard() throws IOException {
+    String rendered =
+        new Helm(CHART)
+            .template()
+            .withName(RELEASE)
+            .withNamespace(RELEASE)
+            .set("metrics.podMonitor.enabled", "true")
+            .set("metrics.prometheusRule.enabled", "true")
+            .set("metrics.dashboard.enabled", "true")
+            .call();
+    Map<String, JsonNode> objects = objects(rendered);
+    objects.keySet().removeAll(manifests("cluster-scope.yaml").keySet());
+    Map<String, JsonNode> plain = new TreeMap<>();
+    try (var files = Files.list(MonitoringFiles.MONITORING)) {
+      for (Path f : files.filter(p -> p.toString().endsWith(".yaml")).sorted().toList()) {
+        plain.putAll(objects(Files.readString(f)));
+      }
+    }
+    assertThat(plain)
+        .containsOnlyKeys(
+            "PodMonitor etcd-operator/etcd-operator", "PrometheusRule etcd-operator/etcd-operator");
+    JsonNode dashboard = objects.remove("ConfigMap etcd-operator/etcd-operator-dashboard");
+    assertThat(objects).isEqualTo(plain);
+    assertThat(dashboard).isNotNull();
+    assertThat(dashboard.at("/metadata/labels/grafana_dashboard").asText()).isEqualTo("1");
+    assertThat(dashboard.at("/data/etcd-operator.json").asText())
+        .isEqualTo(Files.readString(MonitoringFiles.DASHBOARD).stripTrailing());
+  }
+
+  @Test
+  void monitoringLabelsAndTheDashboardNamespaceAreSettable() throws IOException {
+    String rendered =
+        new Helm(CHART)
+            .template()
+            .withName("etcd")
+            .withNamespace("ops")
+            .set("metrics.podMonitor.enabled", "true")
+            .set("metrics.podMonitor.labels.release", "prometheus")
+            .set("metrics.podMonitor.interval", "15s")
+            .set("metrics.prometheusRule.enabled", "true")
+            .set("metrics.prometheusRule.labels.release", "prometheus")
+            .set("metrics.dashboard.enabled", "true")
+            .set("metrics.dashboard.namespace", "grafana")
+            .set("metrics.dashboard.labels.team", "platform")
+            .set("metrics.dashboard.annotations.grafana_folder", "etcd")
+            .call();
+    Map<String, JsonNode> objects = objects(rendered);
+    JsonNode podMonitor = objects.get("PodMonitor ops/etcd");
+    assertThat(podMonitor.at("/metadata/labels/release").asText()).isEqualTo("prometheus");
+    assertThat(podMonitor.at("/spec/podMetricsEndpoints/0/interval").asText()).isEqualTo("15s");
+    assertThat(podMonitor.at("/spec/selector/matchLabels"))
+        .isEqualTo(objects.get("Deployment ops/etcd").at("/spec/template/metadata/labels"));
+    assertThat(podMonitor.at("/spec/podMetricsEndpoints/0/port").asText())
+        .isEqualTo(
+            objects
+                .get("Deployment ops/etcd")
+                .at("/spec/template/spec/containers/0/ports/0/name")
+                .asText());
+    assertThat(objects.get("PrometheusRule ops/etcd").at("/metadata/labels/release").asText())
+        .isEqualTo("prometheus");
+    JsonNode dashboard = objects.get("ConfigMap grafana/etcd-dashboard");
+    assertThat(dashboard.at("/metadata/labels/team").asText()).isEqualTo("platform");
+    assertThat(dashboard.at("/metadata/labels/grafana_dashboard").asText()).isEqualTo("1");
+    assertThat(dashboard.at("/metadata/annotations/grafana_folder").asText()).isEqualTo("etcd");
+  }
+
   /**
    * What Helm installs as the chart's CRDs ({@code helm show crds}) are the CRDs the build
    * generates from the Java classes, every one of them: the chart carries a copy of its own (Helm

@@ -45,6 +45,11 @@ public final class E2E implements AutoCloseable {
     return new E2E(Sandbox.start(config, new EtcdOperatorLauncher(settings)));
   }
 
+  /** With a launcher the test keeps, e.g. to reach a replica's HTTP endpoint. */
+  public static E2E start(SandboxConfig config, EtcdOperatorLauncher launcher) throws Exception {
+    return new E2E(Sandbox.start(config, launcher));
+  }
+
   public Sandbox sandbox() {
     return sandbox;
   }
