@@ -348,7 +348,8 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster> {
   /**
    * Writes one annotation of the cluster-state ConfigMap (a maintenance record), and tells the
    * cache at once: the next reconcile must not decide on a copy without it (it would defragment the
-   * same member again).
+   * same member again). A refused write propagates: the step reports it, and the operator waits
+   * before the next one rather than defragmenting again a member it could not record.
    */
   private void annotate(
       Context<EtcdCluster> context, EtcdCluster cluster, String key, String value) {
@@ -358,25 +359,20 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster> {
     String patch =
         io.fabric8.kubernetes.client.utils.Serialization.asJson(
             Map.of("metadata", Map.of("annotations", Map.of(key, value))));
-    try {
-      ConfigMap written =
-          context
-              .getClient()
-              .configMaps()
-              .inNamespace(cluster.getMetadata().getNamespace())
-              .withName(name)
-              .patch(
-                  io.fabric8.kubernetes.client.dsl.base.PatchContext.of(
-                      io.fabric8.kubernetes.client.dsl.base.PatchType.JSON_MERGE),
-                  patch);
-      hook.after("k8s patch ConfigMap " + name);
-      @SuppressWarnings("unchecked")
-      var cache = (InformerEventSource<ConfigMap, EtcdCluster>) caches.get(ConfigMap.class);
-      if (cache != null && written != null && live.isPresent()) {
-        cache.handleRecentResourceUpdate(ResourceID.fromResource(cluster), written, live.get());
-      }
-    } catch (KubernetesClientException e) {
-      LOG.warn("Could not record {} on ConfigMap {}: {}", key, name, e.getMessage());
+    ConfigMap written =
+        context
+            .getClient()
+            .configMaps()
+            .inNamespace(cluster.getMetadata().getNamespace())
+            .withName(name)
+            .patch(
+                io.fabric8.kubernetes.client.dsl.base.PatchContext.of(
+                    io.fabric8.kubernetes.client.dsl.base.PatchType.JSON_MERGE),
+                patch);
+    @SuppressWarnings("unchecked")
+    var cache = (InformerEventSource<ConfigMap, EtcdCluster>) caches.get(ConfigMap.class);
+    if (cache != null && written != null && live.isPresent()) {
+      cache.handleRecentResourceUpdate(ResourceID.fromResource(cluster), written, live.get());
     }
   }
 
@@ -429,7 +425,12 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster> {
             ? REFUSED
             : outcome instanceof Outcome.Done
                 ? AFTER_CHANGE
-                : outcome instanceof Outcome.NotYet ? NOT_YET : plan.requeueAfter();
+                : outcome instanceof Outcome.NotYet
+                    ? NOT_YET
+                    : outcome instanceof Outcome.Failed failed
+                            && "ApiRefused".equals(failed.reason())
+                        ? REFUSED
+                        : plan.requeueAfter();
     if (!status.equals(previous)) {
       if (writeStatus(cluster, status, context)) {
         // Only a status that was written is a transition: one refused with a conflict is

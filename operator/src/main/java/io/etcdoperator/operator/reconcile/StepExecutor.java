@@ -335,11 +335,16 @@ final class StepExecutor {
       Leader t = leader(view);
       boolean now = etcd.compact(key, t.endpoint(), t.clusterId(), s.revision(), COMPACT_DEADLINE);
       hook.after("etcd compact " + s.revision());
-      records.annotate(
-          namespace,
-          cluster,
-          Names.COMPACTED_ANNOTATION,
-          new MaintenanceRecord.Compaction(s.revision(), clock.instant()).value());
+      write(
+          "patch",
+          "ConfigMap",
+          Names.clusterStateConfigMap(cluster),
+          () ->
+              records.annotate(
+                  namespace,
+                  cluster,
+                  Names.COMPACTED_ANNOTATION,
+                  new MaintenanceRecord.Compaction(s.revision(), clock.instant()).value()));
       return new Outcome.Done(
           "Compacted",
           "compacted the history up to revision "
@@ -424,11 +429,16 @@ final class StepExecutor {
     private void record(String member, Defragmentation r) {
       ClusterState state =
           view.clusterState().orElse(new ClusterState(ClusterState.Kind.EXISTING, List.of(), ""));
-      records.annotate(
-          namespace,
-          cluster,
-          Names.DEFRAGMENTED_ANNOTATION,
-          MaintenanceRecord.withDefragmentation(state, member, r));
+      write(
+          "patch",
+          "ConfigMap",
+          Names.clusterStateConfigMap(cluster),
+          () ->
+              records.annotate(
+                  namespace,
+                  cluster,
+                  Names.DEFRAGMENTED_ANNOTATION,
+                  MaintenanceRecord.withDefragmentation(state, member, r)));
     }
 
     /** One API write; a refusal leaves through {@link Refused}, anything else propagates. */

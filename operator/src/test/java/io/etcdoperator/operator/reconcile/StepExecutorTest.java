@@ -25,7 +25,7 @@ class StepExecutorTest {
   static final String LEADER = "http://test-0.test-headless.default.svc:2379";
 
   /** etcd refuses every reconfiguration with the given failure. */
-  static final class Refusing implements EtcdService {
+  static class Refusing implements EtcdService {
     final EtcdFailure failure;
     final String detail;
 
@@ -208,5 +208,68 @@ class StepExecutorTest {
                 new Refusing(EtcdFailure.UNHEALTHY_CLUSTER, "etcdserver: unhealthy cluster"),
                 new Step.MoveLeader("test-0", 0xa, 0, "test-1", 0xb, 1)))
         .isInstanceOf(StepExecutor.Outcome.Failed.class);
+  }
+
+  @Test
+  void aDefragmentationEtcdRefusesIsRecordedAsFailedAndStopsTheRound() {
+    java.util.Map<String, String> recorded = new java.util.HashMap<>();
+    java.util.List<String> counted = new java.util.ArrayList<>();
+    StepExecutor.Outcome outcome =
+        new StepExecutor(
+                null,
+                new Refusing(EtcdFailure.DEADLINE_EXCEEDED, "etcdserver: too many requests"),
+                CallHook.NONE,
+                java.time.Clock.fixed(
+                    Instant.parse("2026-12-01T12:00:00Z"), java.time.ZoneOffset.UTC),
+                (ns, cluster, key, value) -> recorded.put(key, value),
+                (ns, cluster, member, result) -> counted.add(member + " " + result.isPresent()))
+            .execute(
+                "default",
+                "test",
+                new Step.Defragment(0, "test-0", 0xa, "fragmented"),
+                leaderAnswers(),
+                Optional.empty());
+    assertThat(outcome).isInstanceOf(StepExecutor.Outcome.Failed.class);
+    assertThat(((StepExecutor.Outcome.Failed) outcome).reason()).isEqualTo("DefragmentationFailed");
+    assertThat(((StepExecutor.Outcome.Failed) outcome).message())
+        .contains("could not defragment test-0")
+        .contains("no other member is defragmented in this round");
+    assertThat(recorded.get(io.etcdoperator.operator.model.Names.DEFRAGMENTED_ANNOTATION))
+        .contains("\"test-0\"")
+        .contains("too many requests");
+    assertThat(counted).containsExactly("test-0 false");
+  }
+
+  @Test
+  void aMaintenanceRecordTheApiRefusesFailsTheStepAsRefused() {
+    Refusing compacts =
+        new Refusing(EtcdFailure.UNREACHABLE, "") {
+          @Override
+          public boolean compact(
+              String key, String url, long clusterId, long revision, java.time.Duration deadline) {
+            return true;
+          }
+        };
+    StepExecutor.Outcome outcome =
+        new StepExecutor(
+                null,
+                compacts,
+                CallHook.NONE,
+                java.time.Clock.systemUTC(),
+                (ns, cluster, key, value) -> {
+                  throw new io.fabric8.kubernetes.client.KubernetesClientException(
+                      "configmaps \"test-cluster-state\" is forbidden", 403, null);
+                },
+                StepExecutor.Maintained.NONE)
+            .execute(
+                "default",
+                "test",
+                new Step.Compact(4000, "NOSPACE"),
+                leaderAnswers(),
+                Optional.empty());
+    assertThat(outcome).isInstanceOf(StepExecutor.Outcome.Failed.class);
+    assertThat(((StepExecutor.Outcome.Failed) outcome).reason()).isEqualTo("ApiRefused");
+    assertThat(((StepExecutor.Outcome.Failed) outcome).message())
+        .contains("patch ConfigMap test-cluster-state");
   }
 }

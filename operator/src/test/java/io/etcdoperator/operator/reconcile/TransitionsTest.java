@@ -37,6 +37,18 @@ class TransitionsTest {
         .build();
   }
 
+  /** The status with condition {@code type} set (replaced when present). */
+  static EtcdClusterStatus with(
+      EtcdClusterStatus s, String type, String status, String reason, String... message) {
+    s.getConditions().removeIf(c -> c.getType().equals(type));
+    Condition c = cond(type, status, reason);
+    if (message.length > 0) {
+      c.setMessage(message[0]);
+    }
+    s.getConditions().add(c);
+    return s;
+  }
+
   static MemberStatus member(String name, String id, boolean healthy) {
     MemberStatus m = member(name, healthy);
     m.setId(id);
@@ -155,6 +167,53 @@ class TransitionsTest {
             status("True", "QuorumHeld", "True", "AllMembersReady", member("test-1", "1f", true)),
             List.of("Normal MembersReachable")),
         Arguments.of(
+            "bootstrap finished with every member healthy: one notice, no member called back",
+            status("False", "Bootstrapping", "False", "Bootstrapping", member("test-0", false)),
+            status("True", "QuorumHeld", "True", "AllMembersReady", member("test-0", "af", true)),
+            List.of("Normal BootstrapFinished")),
+        Arguments.of(
+            "NOSPACE raised: one warning",
+            status("True", "QuorumHeld", "True", "AllMembersReady"),
+            with(status("True", "QuorumHeld", "False", "NoSpace"), "Degraded", "True", "NoSpace"),
+            List.of("Warning NoSpace")),
+        Arguments.of(
+            "NOSPACE still being recovered, its message changed: no repeat",
+            with(status("True", "QuorumHeld", "False", "NoSpace"), "Degraded", "True", "NoSpace"),
+            with(
+                status("True", "QuorumHeld", "False", "NoSpace"),
+                "Degraded",
+                "True",
+                "NoSpace",
+                "recovering: defragment test-1"),
+            List.of()),
+        Arguments.of(
+            "NOSPACE disarmed: one notice",
+            with(status("True", "QuorumHeld", "False", "NoSpace"), "Degraded", "True", "NoSpace"),
+            status("True", "QuorumHeld", "True", "AllMembersReady"),
+            List.of("Normal SpaceRecovered")),
+        Arguments.of(
+            "paused, then resumed",
+            status("True", "QuorumHeld", "True", "AllMembersReady"),
+            with(
+                status("True", "QuorumHeld", "True", "AllMembersReady"),
+                "Paused",
+                "True",
+                "PausedByAnnotation"),
+            List.of("Normal Paused")),
+        Arguments.of(
+            "resumed",
+            with(
+                status("True", "QuorumHeld", "True", "AllMembersReady"),
+                "Paused",
+                "True",
+                "PausedByAnnotation"),
+            with(
+                status("True", "QuorumHeld", "True", "AllMembersReady"),
+                "Paused",
+                "False",
+                "NotPaused"),
+            List.of("Normal Resumed")),
+        Arguments.of(
             "nothing changed",
             status("True", "QuorumHeld", "True", "AllMembersReady", member("test-1", true)),
             status("True", "QuorumHeld", "True", "AllMembersReady", member("test-1", true)),
@@ -168,5 +227,28 @@ class TransitionsTest {
     assertThat(Transitions.between(before, after))
         .extracting((Notice n) -> (n.warning() ? "Warning " : "Normal ") + n.reason())
         .containsExactlyElementsOf(expected);
+  }
+
+  @org.junit.jupiter.api.Test
+  void aMemberHealthyAgainAndAMemberThatJoinedAreToldApart() {
+    EtcdClusterStatus before =
+        status(
+            "True",
+            "QuorumHeld",
+            "False",
+            "MembersUnreachable",
+            member("test-1", "1f", false),
+            member("test-3", false));
+    EtcdClusterStatus after =
+        status(
+            "True",
+            "QuorumHeld",
+            "True",
+            "AllMembersReady",
+            member("test-1", "1f", true),
+            member("test-3", "3f", true));
+    assertThat(Transitions.between(before, after))
+        .extracting(Notice::message)
+        .containsExactly("test-1 is healthy again", "test-3 joined the cluster and is healthy");
   }
 }
