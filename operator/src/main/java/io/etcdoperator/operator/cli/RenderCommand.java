@@ -139,10 +139,91 @@ public final class RenderCommand implements Callable<Integer> {
     return model.all(ClusterState.bootstrap(model), model.replicas());
   }
 
+  /**
+   * Writes YAML as kubectl prints it: quotes only where a plain scalar would read as something else
+   * (a number, a boolean, null, or text YAML would parse differently), sequences not indented under
+   * their key.
+   */
+  private static final ObjectMapper KUBECTL_YAML =
+      new ObjectMapper(
+          YAMLFactory.builder()
+              .enable(com.fasterxml.jackson.dataformat.yaml.YAMLGenerator.Feature.MINIMIZE_QUOTES)
+              .enable(
+                  com.fasterxml.jackson.dataformat.yaml.YAMLGenerator.Feature
+                      .ALWAYS_QUOTE_NUMBERS_AS_STRINGS)
+              .stringQuotingChecker(new NumberLikeQuoted())
+              .build());
+
+  /**
+   * Quotes a value only where YAML would not read it back as this very string: a word YAML 1.1
+   * reads as a boolean or null ({@code yes}, {@code off}, {@code ~}, as Jackson lists them), any
+   * form a YAML 1.1 or 1.2 reader resolves to a number (exponents without a dot such as {@code
+   * 870e1234}, hexadecimal, octal, sexagesimal, infinity, NaN: a pod-template hash can take such a
+   * form), and text that is not a valid plain scalar in block context (empty, surrounding spaces, a
+   * leading indicator, {@code ": "} or {@code " #"} inside, a trailing colon, a line break).
+   * Everything else is plain, as kubectl prints it ({@code -
+   * --listen-metrics-urls=http://[::]:2381}).
+   */
+  static final class NumberLikeQuoted
+      extends com.fasterxml.jackson.dataformat.yaml.util.StringQuotingChecker.Default {
+    private static final long serialVersionUID = 1L;
+    private static final java.util.regex.Pattern NUMBER_LIKE =
+        java.util.regex.Pattern.compile(
+            "[-+]?(\\.[0-9]+|[0-9][0-9_]*(\\.[0-9_]*)?)([eE][-+]?[0-9]+)?"
+                + "|[-+]?0[xX][0-9a-fA-F_]+|[-+]?0[oO]?[0-7_]+|[-+]?0[bB][01_]+"
+                + "|[-+]?[0-9][0-9_]*(:[0-5]?[0-9])+(\\.[0-9_]*)?"
+                + "|[-+]?\\.(inf|Inf|INF)|\\.(nan|NaN|NAN)");
+
+    @Override
+    public boolean needToQuoteValue(String value) {
+      return isReservedKeyword(value)
+          || NUMBER_LIKE.matcher(value).matches()
+          || !plainInBlock(value);
+    }
+
+    /** Whether {@code v} reads back as itself written plain, in block context. */
+    static boolean plainInBlock(String v) {
+      if (v.isEmpty() || Character.isWhitespace(v.charAt(0))) {
+        return false;
+      }
+      if (Character.isWhitespace(v.charAt(v.length() - 1)) || v.endsWith(":")) {
+        return false;
+      }
+      char first = v.charAt(0);
+      if ("[]{},#&*!|>'\"%@`".indexOf(first) >= 0) {
+        return false;
+      }
+      if ("-?:".indexOf(first) >= 0 && (v.length() == 1 || v.charAt(1) == ' ')) {
+        return false;
+      }
+      if (v.startsWith("---") || v.startsWith("...")) {
+        return false;
+      }
+      if (v.contains(": ") || v.contains(" #")) {
+        return false;
+      }
+      for (int i = 0; i < v.length(); i++) {
+        char c = v.charAt(i);
+        if (c < 0x20 || c == 0x7f || c == '\u0085' || c == '\u2028' || c == '\u2029') {
+          return false;
+        }
+      }
+      return true;
+    }
+  }
+
   /** Objects as multi-document YAML, each starting with {@code ---}. */
   public static String yaml(List<? extends HasMetadata> objects) {
     StringBuilder sb = new StringBuilder();
-    objects.forEach(o -> sb.append(SERIALIZATION.asYaml(o)));
+    for (HasMetadata o : objects) {
+      // fabric8's own serialization decides which fields are written; the text is ours.
+      JsonNode tree = SERIALIZATION.convertValue(o, JsonNode.class);
+      try {
+        sb.append(KUBECTL_YAML.writeValueAsString(tree));
+      } catch (IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    }
     return sb.toString();
   }
 

@@ -271,4 +271,105 @@ class RenderCommandTest {
     assertThat(run.err().contains("warning: spec.storage.volumeClaimTemplate is ignored"))
         .isEqualTo(example.equals("full"));
   }
+
+  @Test
+  void printsYamlAsKubectlDoesQuotingOnlyWhatWouldReadAsSomethingElse() throws Exception {
+    Run run = render("-f", RESOURCES.resolve("golden/default.input.yaml").toString());
+    assertThat(run.exitCode()).isZero();
+    assertThat(run.out())
+        .contains("\nkind: StatefulSet\n")
+        .contains("  name: demo\n")
+        .contains("- --listen-metrics-urls=http://[::]:2381\n")
+        .contains("    path: /health?exclude=NOSPACE\n")
+        // strings that would read as a number or a boolean keep their quotes
+        .containsPattern("replicas: 3\\n")
+        .doesNotContain("name: \"demo\"")
+        .doesNotContain("kind: \"StatefulSet\"");
+    // And every object reads back as the very objects the model builds.
+    var serialization = new io.fabric8.kubernetes.client.utils.KubernetesSerialization();
+    var model =
+        io.etcdoperator.operator.model.EtcdClusterModel.of(
+            io.etcdoperator.operator.model.TestClusters.read(
+                RESOURCES.resolve("golden/default.input.yaml")));
+    List<io.fabric8.kubernetes.api.model.HasMetadata> built =
+        model.all(io.etcdoperator.operator.model.ClusterState.bootstrap(model), model.replicas());
+    List<JsonNode> printed = documents(run.out());
+    assertThat(printed).hasSameSizeAs(built);
+    for (int i = 0; i < built.size(); i++) {
+      // As text: a tree read from YAML holds 3 as an int where fabric8's may hold a long.
+      assertThat(printed.get(i).toString())
+          .as(built.get(i).getKind())
+          .isEqualTo(serialization.convertValue(built.get(i), JsonNode.class).toString());
+    }
+  }
+
+  @Test
+  void aStringThatLooksLikeANumberOrABooleanStaysQuoted() throws IOException {
+    String yaml =
+        RenderCommand.yaml(
+            List.of(
+                new io.fabric8.kubernetes.api.model.ConfigMapBuilder()
+                    .withNewMetadata()
+                    .withName("c")
+                    .endMetadata()
+                    .addToData("count", "5000")
+                    .addToData("flag", "true")
+                    .addToData("hex", "870e1234")
+                    .addToData("octal", "0o17")
+                    .addToData("time", "1:30")
+                    .addToData("word", "yes")
+                    .addToData("empty", "")
+                    .addToData("plain", "hello")
+                    .build()));
+    assertThat(yaml)
+        .contains("count: \"5000\"")
+        .contains("flag: \"true\"")
+        .contains("hex: \"870e1234\"")
+        .contains("octal: \"0o17\"")
+        .contains("time: \"1:30\"")
+        .contains("word: \"yes\"")
+        .contains("empty: \"\"")
+        .contains("plain: hello");
+    assertThat(documents(yaml).get(0).path("data").path("flag").isTextual()).isTrue();
+  }
+
+  @ParameterizedTest
+  @org.junit.jupiter.params.provider.CsvSource(
+      delimiter = '|',
+      value = {
+        "hello|false",
+        "--name=$(POD_NAME)|false",
+        "http://[::]:2381|false",
+        "/health?exclude=NOSPACE|false",
+        "a: b|true",
+        "a #b|true",
+        "ends:|true",
+        "- item|true",
+        "[x]|true",
+        "*alias|true",
+        "%tag|true",
+        "@at|true",
+        "null|true",
+        "~|true",
+        "off|true",
+        "12|true",
+        "1.5|true",
+        "0x1F|true",
+        "1e3|true",
+        ".inf|true"
+      })
+  void quotesOnlyWhatAPlainScalarCannotSay(String value, boolean quoted) throws IOException {
+    assertThat(new RenderCommand.NumberLikeQuoted().needToQuoteValue(value)).isEqualTo(quoted);
+    String yaml =
+        RenderCommand.yaml(
+            List.of(
+                new io.fabric8.kubernetes.api.model.ConfigMapBuilder()
+                    .withNewMetadata()
+                    .withName("c")
+                    .endMetadata()
+                    .addToData("v", value)
+                    .build()));
+    assertThat(documents(yaml).get(0).path("data").path("v").asText()).isEqualTo(value);
+    assertThat(documents(yaml).get(0).path("data").path("v").isTextual()).isTrue();
+  }
 }
