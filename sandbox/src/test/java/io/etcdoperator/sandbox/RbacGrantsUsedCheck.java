@@ -171,12 +171,16 @@ class RbacGrantsUsedCheck {
   void theNamespacedRoleGrantsWhatTheClusterRoleGrants() throws IOException {
     Manifest cluster = manifest(SandboxConfig.CLUSTER_SCOPE);
     Manifest namespaced = manifest(SandboxConfig.NAMESPACE_SCOPE);
-    // StorageClasses are cluster-scoped: a Role cannot grant them, and an operator of one
-    // namespace goes on without reading them (StorageClasses).
+    // StorageClasses, Nodes and PersistentVolumes are cluster-scoped: a Role cannot grant them,
+    // and an operator of some namespaces goes on without them (StorageClasses, NodeWatch).
     assertThat(expand(namespaced, "Role etcd-operator"))
         .isEqualTo(
             expand(cluster, "ClusterRole etcd-operator").stream()
-                .filter(g -> !g.contains("storageclasses"))
+                .filter(
+                    g ->
+                        !g.contains("storageclasses")
+                            && !g.contains(" nodes")
+                            && !g.contains("persistentvolumes"))
                 .collect(java.util.stream.Collectors.toCollection(TreeSet::new)))
         .isNotEmpty();
     assertThat(expand(namespaced, "Role etcd-operator-leader-election"))

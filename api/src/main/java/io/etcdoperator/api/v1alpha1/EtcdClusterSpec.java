@@ -21,7 +21,8 @@ import java.util.Map;
   "storage",
   "security",
   "bootstrap",
-  "defragmentation"
+  "defragmentation",
+  "replaceLostMemberAfter"
 })
 @ValidationRule(
     value =
@@ -82,6 +83,24 @@ public class EtcdClusterSpec {
           + " member at a time, followers first, the leader last, only while every member is"
           + " healthy. Absent: only to recover from a NOSPACE alarm.")
   private DefragmentationSpec defragmentation;
+
+  @io.fabric8.generator.annotation.Pattern("^([0-9]+(d|h|m|s))+$")
+  @JsonPropertyDescription(
+      "How long a member whose node is lost may stay away before it is replaced, e.g. 10m or"
+          + " 1h30m. Unset: never replaced automatically. It is replaced only when the others keep"
+          + " quorum without it and its data cannot come back: its node was deleted, or its node"
+          + " was unreachable for this whole time and its volume cannot follow it to another"
+          + " node (a local volume, or emptyDir). It is removed from etcd first, then its pod"
+          + " and its node-bound claim are deleted, and it joins again as a new, empty learner.")
+  private String replaceLostMemberAfter;
+
+  public String getReplaceLostMemberAfter() {
+    return replaceLostMemberAfter;
+  }
+
+  public void setReplaceLostMemberAfter(String replaceLostMemberAfter) {
+    this.replaceLostMemberAfter = replaceLostMemberAfter;
+  }
 
   public DefragmentationSpec getDefragmentation() {
     return defragmentation;

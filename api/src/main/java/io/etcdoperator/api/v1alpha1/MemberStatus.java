@@ -16,6 +16,8 @@ import java.util.Objects;
   "peerURL",
   "clientURL",
   "message",
+  "node",
+  "nodeUnreachableSince",
   "lastDefragmentation"
 })
 public class MemberStatus {
@@ -32,6 +34,29 @@ public class MemberStatus {
   private String clientURL;
   private String message;
   private DefragmentationStatus lastDefragmentation;
+  private String node;
+  private String nodeUnreachableSince;
+
+  /** The node its pod is bound to, when it has one. */
+  public String getNode() {
+    return node;
+  }
+
+  public void setNode(String node) {
+    this.node = node;
+  }
+
+  /**
+   * Since when its node has not been Ready (it stopped posting status, or was deleted), RFC 3339;
+   * null while the node is Ready or not known.
+   */
+  public String getNodeUnreachableSince() {
+    return nodeUnreachableSince;
+  }
+
+  public void setNodeUnreachableSince(String nodeUnreachableSince) {
+    this.nodeUnreachableSince = nodeUnreachableSince;
+  }
 
   public String getName() {
     return name;
@@ -129,12 +154,25 @@ public class MemberStatus {
         && Objects.equals(peerURL, m.peerURL)
         && Objects.equals(clientURL, m.clientURL)
         && Objects.equals(message, m.message)
-        && Objects.equals(lastDefragmentation, m.lastDefragmentation);
+        && Objects.equals(lastDefragmentation, m.lastDefragmentation)
+        && Objects.equals(node, m.node)
+        && Objects.equals(nodeUnreachableSince, m.nodeUnreachableSince);
   }
 
   @Override
   public int hashCode() {
     return Objects.hash(
-        name, id, role, leader, healthy, version, peerURL, clientURL, message, lastDefragmentation);
+        name,
+        id,
+        role,
+        leader,
+        healthy,
+        version,
+        peerURL,
+        clientURL,
+        message,
+        lastDefragmentation,
+        node,
+        nodeUnreachableSince);
   }
 }

@@ -53,7 +53,9 @@ public record DesiredCluster(Target target, Optional<EtcdClusterModel> model) {
       return new DesiredCluster(
           Target.valid(meta.getNamespace(), meta.getName(), generation, desired)
               .withRebuild(rebuild)
-              .withPaused(paused(meta.getAnnotations())),
+              .withPaused(paused(meta.getAnnotations()))
+              .withReplaceLostMemberAfter(
+                  Durations.parse(cluster.getSpec().getReplaceLostMemberAfter())),
           Optional.of(model));
     } catch (InvalidSpecException e) {
       List<String> problems = e.problems().stream().map(SpecProblem::toString).toList();

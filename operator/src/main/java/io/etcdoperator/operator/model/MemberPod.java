@@ -46,6 +46,9 @@ import java.util.Map;
  * client Service while the operator recovers the space.
  */
 final class MemberPod {
+  /** The node label every Kubernetes node carries: its name. */
+  static final String HOSTNAME_TOPOLOGY = "kubernetes.io/hostname";
+
   private static final Map<String, Overlay.Rule> POD_RULES =
       Map.of(
           "containers", MemberPod::mergeContainers,
@@ -144,6 +147,22 @@ final class MemberPod {
             .withType("RuntimeDefault")
             .endSeccompProfile()
             .endSecurityContext()
+            // Spread: one member per node where the nodes allow it. Preferred, not required, so
+            // that a 5-member cluster still runs on 3 nodes; spec.podTemplate's affinity replaces
+            // it.
+            .withNewAffinity()
+            .withNewPodAntiAffinity()
+            .addNewPreferredDuringSchedulingIgnoredDuringExecution()
+            .withWeight(100)
+            .withNewPodAffinityTerm()
+            .withTopologyKey(HOSTNAME_TOPOLOGY)
+            .withNewLabelSelector()
+            .withMatchLabels(Names.selectorLabels(cluster))
+            .endLabelSelector()
+            .endPodAffinityTerm()
+            .endPreferredDuringSchedulingIgnoredDuringExecution()
+            .endPodAntiAffinity()
+            .endAffinity()
             .withContainers(etcdContainer(cluster, spec));
     DataStorage.podVolume(spec).ifPresent(pod::addToVolumes);
     Security.of(spec.getSecurity()).volumes().forEach(pod::addToVolumes);

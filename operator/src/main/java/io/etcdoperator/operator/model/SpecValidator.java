@@ -83,6 +83,16 @@ final class SpecValidator {
     }
     options(spec.getOptions());
     problems.addAll(Maintenance.problems(spec));
+    String wait = spec.getReplaceLostMemberAfter();
+    if (wait != null && Durations.parse(wait).isEmpty()) {
+      problems.add(
+          new SpecProblem(
+              "spec.replaceLostMemberAfter",
+              "not a duration: '"
+                  + wait
+                  + "' (e.g. 10m, 1h30m, 2d); leave it unset to never"
+                  + " replace a lost member automatically"));
+    }
     if (spec.getBootstrap() != null && spec.getBootstrap().getRestore() != null) {
       for (String p :
           BackupSpecs.destination(

@@ -17,6 +17,8 @@ import java.util.Optional;
  *     revision, time, where): the way out when the data is gone
  * @param paused the resource carries {@value Names#PAUSED_ANNOTATION}{@code : "true"}: the operator
  *     changes nothing, and still observes and reports
+ * @param replaceLostMemberAfter spec.replaceLostMemberAfter: how long a member whose node is lost
+ *     may stay away before it is replaced; empty: never replaced automatically
  */
 public record Target(
     String namespace,
@@ -26,9 +28,36 @@ public record Target(
     List<String> problems,
     Rebuild rebuild,
     Optional<String> newestBackup,
-    boolean paused) {
+    boolean paused,
+    Optional<java.time.Duration> replaceLostMemberAfter) {
   public Target {
     problems = List.copyOf(problems);
+  }
+
+  public Target(
+      String namespace,
+      String name,
+      long generation,
+      Optional<Desired> desired,
+      List<String> problems,
+      Rebuild rebuild,
+      Optional<String> newestBackup,
+      boolean paused) {
+    this(
+        namespace,
+        name,
+        generation,
+        desired,
+        problems,
+        rebuild,
+        newestBackup,
+        paused,
+        Optional.empty());
+  }
+
+  public Target withReplaceLostMemberAfter(Optional<java.time.Duration> value) {
+    return new Target(
+        namespace, name, generation, desired, problems, rebuild, newestBackup, paused, value);
   }
 
   public Target(
@@ -43,7 +72,16 @@ public record Target(
   }
 
   public Target withPaused(boolean value) {
-    return new Target(namespace, name, generation, desired, problems, rebuild, newestBackup, value);
+    return new Target(
+        namespace,
+        name,
+        generation,
+        desired,
+        problems,
+        rebuild,
+        newestBackup,
+        value,
+        replaceLostMemberAfter);
   }
 
   public Target(
@@ -66,11 +104,29 @@ public record Target(
   }
 
   public Target withRebuild(Rebuild value) {
-    return new Target(namespace, name, generation, desired, problems, value, newestBackup, paused);
+    return new Target(
+        namespace,
+        name,
+        generation,
+        desired,
+        problems,
+        value,
+        newestBackup,
+        paused,
+        replaceLostMemberAfter);
   }
 
   public Target withNewestBackup(Optional<String> value) {
-    return new Target(namespace, name, generation, desired, problems, rebuild, value, paused);
+    return new Target(
+        namespace,
+        name,
+        generation,
+        desired,
+        problems,
+        rebuild,
+        value,
+        paused,
+        replaceLostMemberAfter);
   }
 
   /**

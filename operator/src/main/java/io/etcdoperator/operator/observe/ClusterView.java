@@ -30,6 +30,8 @@ import java.util.TreeMap;
  *     (no client certificate, no member answering) or not known (etcd 3.4 cannot tell)
  * @param storageClass the StorageClass of the members' claims, read only while the spec asks for
  *     claims larger than the StatefulSet's template
+ * @param placements where each member pod runs and whether its node and volume are there, by
+ *     ordinal (empty when the operator cannot read Nodes)
  */
 public record ClusterView(
     Instant now,
@@ -44,7 +46,8 @@ public record ClusterView(
     RestoreProgress restore,
     TlsReport tls,
     Optional<Boolean> authEnabled,
-    Optional<StorageClassView> storageClass) {
+    Optional<StorageClassView> storageClass,
+    SortedMap<Integer, Placement> placements) {
 
   public ClusterView(
       Instant now,
@@ -72,7 +75,8 @@ public record ClusterView(
         restore,
         tls,
         authEnabled,
-        Optional.empty());
+        Optional.empty(),
+        new java.util.TreeMap<>());
   }
 
   public ClusterView(
@@ -108,13 +112,15 @@ public record ClusterView(
         RestoreProgress.NONE,
         TlsReport.NONE,
         Optional.empty(),
-        Optional.empty());
+        Optional.empty(),
+        new java.util.TreeMap<>());
   }
 
   public ClusterView {
     pods = Collections.unmodifiableSortedMap(new TreeMap<>(pods));
     claims = Collections.unmodifiableSortedMap(new TreeMap<>(claims));
     probes = Collections.unmodifiableSortedMap(new TreeMap<>(probes));
+    placements = Collections.unmodifiableSortedMap(new TreeMap<>(placements));
   }
 
   /** The same view, with the cluster version a member reported. */
@@ -132,7 +138,8 @@ public record ClusterView(
         restore,
         tls,
         authEnabled,
-        storageClass);
+        storageClass,
+        placements);
   }
 
   /** The same view, with what the members' restore init containers say. */
@@ -150,7 +157,8 @@ public record ClusterView(
         value,
         tls,
         authEnabled,
-        storageClass);
+        storageClass,
+        placements);
   }
 
   /** The same view, with what the TLS Secrets hold and whether auth is on. */
@@ -193,6 +201,31 @@ public record ClusterView(
         restore,
         tls,
         authEnabled,
+        value,
+        placements);
+  }
+
+  /** The same view, with where each member pod runs. */
+  public ClusterView withPlacements(SortedMap<Integer, Placement> value) {
+    return new ClusterView(
+        now,
+        statefulSet,
+        pods,
+        claims,
+        clusterState,
+        probes,
+        memberList,
+        rebuild,
+        clusterVersion,
+        restore,
+        tls,
+        authEnabled,
+        storageClass,
         value);
+  }
+
+  /** Where the pod of {@code ordinal} runs; {@link Placement#UNKNOWN} when not known. */
+  public Placement placement(int ordinal) {
+    return placements.getOrDefault(ordinal, Placement.UNKNOWN);
   }
 }

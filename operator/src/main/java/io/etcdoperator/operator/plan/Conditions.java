@@ -45,6 +45,8 @@ public final class Conditions {
   public static final String REBUILDING = "Rebuilding";
   public static final String POD_NOT_A_MEMBER = "PodNotAMember";
   public static final String ALARM = "AlarmRaised";
+  public static final String MEMBER_NODE_LOST = "MemberNodeLost";
+  public static final String MEMBER_NODE_UNREACHABLE = "MemberNodeUnreachable";
   public static final String NO_SPACE = "NoSpace";
   public static final String DEFRAGMENTING = "Defragmenting";
   public static final String EXPANDING_VOLUMES = "ExpandingVolumes";

@@ -44,6 +44,10 @@ import java.util.Optional;
  *   <li><b>PromoteLearner</b>: quorum held and a started learner: promote it once healthy.
  *   <li><b>ReplaceLostMember</b>: quorum held and a member whose pod runs without its data: remove
  *       it, if the rest keep quorum; it comes back as a new learner.
+ *   <li><b>ReplaceMemberOnLostNode</b>: quorum held, spec.replaceLostMemberAfter set, and a member
+ *       whose data cannot come back (its node or volume lost for that long): remove it, then clear
+ *       its claim and (forcibly, on a lost node) its pod; it comes back as a new learner ({@link
+ *       NodeRules}).
  *   <li><b>ScaleDown</b>: quorum held and more members than wanted: from the highest ordinal,
  *       leadership moved off first, only if the rest keep quorum.
  *   <li><b>ScaleUp</b>: quorum held and fewer members than wanted: add the lowest free ordinal as a
@@ -111,6 +115,7 @@ public final class Planner {
           new LearnerRules.StartLearner(),
           new LearnerRules.PromoteLearner(),
           new MembershipRules.ReplaceLostMember(),
+          new NodeRules.ReplaceMemberOnLostNode(),
           new MembershipRules.ScaleDown(),
           new MembershipRules.ScaleUp(),
           new MembershipRules.DeleteScaledDownClaim(),

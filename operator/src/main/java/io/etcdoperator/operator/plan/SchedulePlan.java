@@ -13,8 +13,6 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * Decides what one EtcdBackupSchedule does now, and its status. Pure.
@@ -43,7 +41,6 @@ public final class SchedulePlan {
   static final Duration MAX_WAIT = Duration.ofMinutes(5);
   private static final DateTimeFormatter STAMP =
       DateTimeFormatter.ofPattern("yyyyMMddHHmm").withZone(ZoneOffset.UTC);
-  private static final Pattern DURATION = Pattern.compile("([0-9]+)(d|h|m|s)");
 
   private SchedulePlan() {}
 
@@ -210,28 +207,7 @@ public final class SchedulePlan {
 
   /** A duration as {@code 7d}, {@code 36h}, {@code 1h30m}; empty when blank or unreadable. */
   static Optional<Duration> keepFor(String text) {
-    if (text == null || text.isBlank()) {
-      return Optional.empty();
-    }
-    Matcher m = DURATION.matcher(text);
-    Duration d = Duration.ZERO;
-    int end = 0;
-    while (m.find()) {
-      if (m.start() != end) {
-        return Optional.empty();
-      }
-      long n = Long.parseLong(m.group(1));
-      d =
-          d.plus(
-              switch (m.group(2)) {
-                case "d" -> Duration.ofDays(n);
-                case "h" -> Duration.ofHours(n);
-                case "m" -> Duration.ofMinutes(n);
-                default -> Duration.ofSeconds(n);
-              });
-      end = m.end();
-    }
-    return end == text.length() && end > 0 ? Optional.of(d) : Optional.empty();
+    return io.etcdoperator.operator.model.Durations.parse(text);
   }
 
   private static Condition condition(

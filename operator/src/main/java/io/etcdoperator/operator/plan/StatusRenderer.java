@@ -8,6 +8,7 @@ import io.etcdoperator.operator.model.MaintenanceRecord;
 import io.etcdoperator.operator.model.Names;
 import io.etcdoperator.operator.model.Target;
 import io.etcdoperator.operator.observe.MemberProbe;
+import io.etcdoperator.operator.observe.Placement;
 import io.etcdoperator.operator.plan.Facts.Member;
 import io.etcdoperator.operator.plan.Report.Line;
 import io.etcdoperator.operator.tls.TlsReport;
@@ -185,6 +186,9 @@ final class StatusRenderer {
       s.setMessage(
           unseen ? unseenMessage(facts, m.ordinal()) : healthy ? null : facts.whyUnhealthy(m));
       s.setLastDefragmentation(m.name().isEmpty() ? null : lastDefragmentation(facts, m.name()));
+      if (m.ordinal() >= 0) {
+        placed(s, facts, m.ordinal(), target);
+      }
       result.add(s);
     }
     Set<Integer> ordinals = new TreeSet<>(facts.view.pods().keySet());
@@ -221,9 +225,46 @@ final class StatusRenderer {
         message = unseenMessage(facts, i);
       }
       s.setMessage(message);
+      placed(s, facts, i, target);
       result.add(s);
     }
     return result;
+  }
+
+  /**
+   * The member's node, and since when that node is unreachable or gone; said in its message too,
+   * with what the operator will do about it (spec.replaceLostMemberAfter).
+   */
+  private static void placed(MemberStatus s, Facts facts, int ordinal, Target target) {
+    Placement p = facts.view.placement(ordinal);
+    s.setNode(p.node().orElse(null));
+    Optional<String> lostNode =
+        p.nodeLost() ? p.node() : p.dataGone() || p.dataAway() ? p.volumeNode() : Optional.empty();
+    if (lostNode.isEmpty() || p.unreachableSince().isEmpty()) {
+      return;
+    }
+    java.time.Instant since = p.unreachableSince().get();
+    s.setNodeUnreachableSince(since.toString());
+    String state =
+        (p.nodeLost() ? p.nodeState() : p.volumeNodeState()) == Placement.NodeState.GONE
+            ? "is gone"
+            : "is unreachable";
+    String away =
+        io.etcdoperator.operator.model.Durations.format(
+            java.time.Duration.between(since, facts.view.now()).withNanos(0));
+    String plan =
+        target
+            .replaceLostMemberAfter()
+            .map(
+                w ->
+                    p.dataGone() || p.dataAway()
+                        ? "; replaced after spec.replaceLostMemberAfter ("
+                            + io.etcdoperator.operator.model.Durations.format(w)
+                            + ") if its data has not come back"
+                        : "; its volume can follow it, so it is not replaced")
+            .orElse("; spec.replaceLostMemberAfter is not set: it is never replaced automatically");
+    String said = "node " + lostNode.get() + " " + state + " (for " + away + ")" + plan;
+    s.setMessage(s.getMessage() == null ? said : s.getMessage() + "; " + said);
   }
 
   /** A member the operator cannot see: its health is unknown, not false. */

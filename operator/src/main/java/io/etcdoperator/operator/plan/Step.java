@@ -34,6 +34,8 @@ public sealed interface Step {
 
     R deletePods(DeletePods step);
 
+    R forceDeletePod(ForceDeletePod step);
+
     R createRebuildPod(CreateRebuildPod step);
 
     R deleteRebuildPod(DeleteRebuildPod step);
@@ -297,6 +299,22 @@ public sealed interface Step {
       return "delete the StatefulSet, its pods orphaned and running, to create it again ("
           + reason
           + ")";
+    }
+  }
+
+  /**
+   * Delete a pod with grace period 0, without waiting for its kubelet: only for a pod on a lost
+   * node whose member is no longer in etcd (see {@link NodeRules}).
+   */
+  record ForceDeletePod(String pod, String reason) implements Step {
+    @Override
+    public <R> R accept(Cases<R> cases) {
+      return cases.forceDeletePod(this);
+    }
+
+    @Override
+    public String describe() {
+      return "force-delete pod " + pod + " (" + reason + ")";
     }
   }
 }

@@ -84,6 +84,7 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster> {
   private final Map<Class<?>, InformerEventSource<?, EtcdCluster>> caches =
       new ConcurrentHashMap<>();
   private volatile InformerEventSource<Secret, EtcdCluster> secretCache;
+  private volatile NodeWatch nodeWatch;
 
   public EtcdClusterReconciler(
       EtcdService etcd, EtcdHttp metrics, Clock clock, Duration quorumLossAlarm) {
@@ -257,8 +258,34 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster> {
             new Cached(context, meta.getName()).objects(),
             scheme,
             tls);
+    NodeWatch nodes = nodeWatch(context);
+    boolean persistent = desired.model().map(m -> m.usesPersistentStorage()).orElse(true);
     return view.withStorageClass(
-        StorageClasses.ofExpansion(context.getClient(), desired.target(), view));
+            StorageClasses.ofExpansion(context.getClient(), desired.target(), view))
+        .withPlacements(
+            io.etcdoperator.operator.observe.Placements.of(
+                meta.getName(),
+                context.getSecondaryResources(Pod.class).stream().toList(),
+                context.getSecondaryResources(PersistentVolumeClaim.class).stream().toList(),
+                persistent,
+                nodes.nodesVisible(),
+                nodes.volumesVisible(),
+                nodes::node,
+                nodes::volume));
+  }
+
+  /** The Node informer, started with the first reconcile (it needs the client). */
+  private NodeWatch nodeWatch(Context<EtcdCluster> context) {
+    NodeWatch n = nodeWatch;
+    if (n == null) {
+      synchronized (this) {
+        if (nodeWatch == null) {
+          nodeWatch = new NodeWatch(context.getClient());
+        }
+        n = nodeWatch;
+      }
+    }
+    return n;
   }
 
   /**

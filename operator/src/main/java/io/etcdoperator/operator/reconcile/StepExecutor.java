@@ -256,6 +256,16 @@ final class StepExecutor {
     }
 
     @Override
+    public Outcome forceDeletePod(Step.ForceDeletePod s) {
+      write(
+          "delete",
+          "Pod",
+          s.pod(),
+          () -> client.pods().inNamespace(namespace).withName(s.pod()).withGracePeriod(0).delete());
+      return new Outcome.Done("PodForceDeleted", s.describe());
+    }
+
+    @Override
     public Outcome createRebuildPod(Step.CreateRebuildPod s) {
       Pod pod = model.orElseThrow().rebuildPod(s.survivorOrdinal());
       write("create", "Pod", pod.getMetadata().getName(), () -> client.resource(pod).create());

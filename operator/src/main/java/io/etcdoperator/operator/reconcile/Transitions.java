@@ -140,7 +140,67 @@ public final class Transitions {
                   + "; whatever the other members held beyond it is gone"));
     }
     members(previous, next, wasUp, notices);
+    nodes(previous, next, notices);
     return notices;
+  }
+
+  /**
+   * A member's node lost and back, and members that newly share a node (losing it loses them all).
+   * Told once per change.
+   */
+  private static void nodes(
+      EtcdClusterStatus previous, EtcdClusterStatus next, List<Notice> notices) {
+    Map<String, MemberStatus> before =
+        previous == null || previous.getMembers() == null
+            ? Map.of()
+            : previous.getMembers().stream()
+                .filter(m -> m.getName() != null)
+                .collect(Collectors.toMap(MemberStatus::getName, Function.identity(), (a, b) -> a));
+    for (MemberStatus m : next.getMembers() == null ? List.<MemberStatus>of() : next.getMembers()) {
+      MemberStatus old = m.getName() == null ? null : before.get(m.getName());
+      boolean lost = m.getNodeUnreachableSince() != null;
+      boolean wasLost = old != null && old.getNodeUnreachableSince() != null;
+      if (lost && !wasLost) {
+        notices.add(new Notice(true, "MemberNodeUnreachable", m.getName() + ": " + m.getMessage()));
+      } else if (!lost && wasLost) {
+        notices.add(
+            new Notice(
+                false,
+                "MemberNodeBack",
+                m.getName() + ": node " + old.getNode() + " is reachable again"));
+      }
+    }
+    Map<String, List<String>> now = sharing(next);
+    Map<String, List<String>> then = previous == null ? Map.of() : sharing(previous);
+    now.forEach(
+        (node, names) -> {
+          if (!names.equals(then.get(node))) {
+            notices.add(
+                new Notice(
+                    true,
+                    "MembersShareNode",
+                    String.join(", ", names)
+                        + " run on node "
+                        + node
+                        + ": losing it loses them all (the default anti-affinity only prefers"
+                        + " one member per node; add nodes, or require it in spec.podTemplate)"));
+          }
+        });
+  }
+
+  /** Nodes that carry more than one member, with the members' names. */
+  private static Map<String, List<String>> sharing(EtcdClusterStatus status) {
+    Map<String, List<String>> byNode = new java.util.TreeMap<>();
+    if (status.getMembers() != null) {
+      for (MemberStatus m : status.getMembers()) {
+        if (m.getNode() != null && m.getName() != null) {
+          byNode.computeIfAbsent(m.getNode(), n -> new ArrayList<>()).add(m.getName());
+        }
+      }
+    }
+    byNode.values().removeIf(names -> names.size() < 2);
+    byNode.values().forEach(java.util.Collections::sort);
+    return byNode;
   }
 
   /**

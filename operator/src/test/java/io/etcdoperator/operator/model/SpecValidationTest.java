@@ -19,6 +19,11 @@ class SpecValidationTest {
     return Stream.of(
         row("negative replicas", "replicas: -1", "spec.replicas: must be 0 or more, got -1"),
         row(
+            "replaceLostMemberAfter not a duration",
+            "replaceLostMemberAfter: ten minutes",
+            "spec.replaceLostMemberAfter: not a duration: 'ten minutes' (e.g. 10m, 1h30m, 2d);"
+                + " leave it unset to never replace a lost member automatically"),
+        row(
             "emptyDir and replicas 0: it would delete the data",
             """
             replicas: 0

@@ -68,6 +68,18 @@ class PlannerTest {
 
   static final String COMPACTED = "4000@2026-11-29T11:59:00Z";
 
+  static final Duration ELEVEN_MINUTES = Duration.ofMinutes(11);
+  static final io.etcdoperator.operator.observe.Placement.NodeState UNREACHABLE =
+      io.etcdoperator.operator.observe.Placement.NodeState.UNREACHABLE;
+  static final io.etcdoperator.operator.observe.Placement.NodeState GONE =
+      io.etcdoperator.operator.observe.Placement.NodeState.GONE;
+
+  /** {@code replicas} members, replaced after {@code wait} when their node is lost. */
+  static Target waitingFor(int replicas, String wait) {
+    return target(replicas)
+        .withReplaceLostMemberAfter(io.etcdoperator.operator.model.Durations.parse(wait));
+  }
+
   /** Three healthy members, every one of which reports NOSPACE (alarms are cluster-wide). */
   static Views noSpace() {
     return Views.healthy(3).alarm(0, "NOSPACE").alarm(1, "NOSPACE").alarm(2, "NOSPACE");
@@ -448,6 +460,123 @@ class PlannerTest {
                 EXISTING,
                 "True/QuorumHeld",
                 "False/ExpandingVolumes")),
+        // --- lost nodes: spec.replaceLostMemberAfter (NodeRules) ---
+        row(
+            "a member's node unreachable past the wait, its volume bound there: removed first",
+            waitingFor(3, "10m"),
+            Views.healthy(3).down(1).onLostNode(1, "node-1", UNREACHABLE, ELEVEN_MINUTES, "node-1"),
+            expect(
+                "ReplaceMemberOnLostNode",
+                remove(
+                    1,
+                    "node node-1, to which its volume is bound, has been unreachable for 11m; it"
+                        + " comes back as a new member (spec.replaceLostMemberAfter)"),
+                3,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/MemberNodeLost")),
+        row(
+            "unreachable for less than the wait: reported, nothing replaced",
+            waitingFor(3, "10m"),
+            Views.healthy(3)
+                .down(1)
+                .onLostNode(1, "node-1", UNREACHABLE, Duration.ofMinutes(5), "node-1"),
+            expect(
+                "InSync",
+                new Step.None(),
+                3,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/MembersUnreachable")),
+        row(
+            "unreachable past the wait, but its volume can follow it: never replaced for its node",
+            waitingFor(3, "10m"),
+            Views.healthy(3).down(1).onLostNode(1, "node-1", UNREACHABLE, ELEVEN_MINUTES, null),
+            expect(
+                "InSync",
+                new Step.None(),
+                3,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/MembersUnreachable")),
+        row(
+            "no spec.replaceLostMemberAfter: never replaced automatically",
+            target(3),
+            Views.healthy(3).down(1).onLostNode(1, "node-1", UNREACHABLE, ELEVEN_MINUTES, "node-1"),
+            expect(
+                "InSync",
+                new Step.None(),
+                3,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/MembersUnreachable")),
+        row(
+            "its node deleted and its pod recreated Pending on a volume of that node: removed",
+            waitingFor(3, "10m"),
+            Views.healthy(3).down(1).onLostNode(1, null, GONE, ELEVEN_MINUTES, "node-1"),
+            expect(
+                "ReplaceMemberOnLostNode",
+                remove(
+                    1,
+                    "node node-1, which held its volume, is gone (for 11m); it comes back as a new"
+                        + " member (spec.replaceLostMemberAfter)"),
+                3,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/MemberNodeLost")),
+        row(
+            "removed from etcd, its claim bound to the lost node: the claim goes first",
+            waitingFor(3, "10m"),
+            Views.healthy(3)
+                .down(1)
+                .notMember(1)
+                .onLostNode(1, "node-1", UNREACHABLE, ELEVEN_MINUTES, "node-1"),
+            expect(
+                "ReplaceMemberOnLostNode",
+                new Step.DeleteClaim(
+                    1,
+                    Names.dataClaim(NAME, 1),
+                    "its volume is bound to node node-1, which is unreachable; its member was"
+                        + " removed from etcd, a new one starts empty"),
+                3,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/MemberNodeLost")),
+        row(
+            "removed, its claim deleting: its pod on the lost node is deleted forcibly",
+            waitingFor(3, "10m"),
+            Views.healthy(3)
+                .down(1)
+                .notMember(1)
+                .claimTerminating(1)
+                .terminating(1)
+                .onLostNode(1, "node-1", UNREACHABLE, ELEVEN_MINUTES, "node-1"),
+            expect(
+                "ReplaceMemberOnLostNode",
+                new Step.ForceDeletePod(
+                    Names.pod(NAME, 1),
+                    "its node node-1 is lost and its member was removed from etcd; a pod on a lost"
+                        + " node stays Terminating until deleted forcibly, its kubelet cannot"
+                        + " confirm"),
+                3,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/MemberNodeLost")),
+        row(
+            "a member on a lost node of a 2-member cluster: removing it would cost quorum, wait",
+            waitingFor(2, "10m"),
+            Views.healthy(2).down(1).onLostNode(1, "node-1", UNREACHABLE, ELEVEN_MINUTES, "node-1"),
+            expect("QuorumLost", new Step.None(), 2, NONE, "False/QuorumLost", "False/QuorumLost")),
+        row(
+            "two of three nodes lost: quorum lost, nothing replaced",
+            waitingFor(3, "10m"),
+            Views.healthy(3)
+                .down(1)
+                .down(2)
+                .noLeader()
+                .onLostNode(1, "node-1", UNREACHABLE, ELEVEN_MINUTES, "node-1")
+                .onLostNode(2, "node-2", UNREACHABLE, ELEVEN_MINUTES, "node-2"),
+            expect("QuorumLost", new Step.None(), 3, NONE, "False/QuorumLost", "False/QuorumLost")),
         row(
             "paused: a scale-up waits, status still says what is",
             target(4).withPaused(true),
@@ -1348,6 +1477,35 @@ class PlannerTest {
                 NONE,
                 "True/QuorumHeld",
                 "False/InvalidSpec")));
+  }
+
+  @Test
+  void aMemberOnALostNodeSaysWhichSinceWhenAndWhatWillBeDone() {
+    Plan plan =
+        Planner.plan(
+            waitingFor(3, "10m"),
+            Views.healthy(3)
+                .down(1)
+                .onLostNode(1, "node-1", UNREACHABLE, Duration.ofMinutes(5), "node-1")
+                .build());
+    var m = plan.status().getMembers().get(1);
+    assertThat(m.getNode()).isEqualTo("node-1");
+    assertThat(m.getNodeUnreachableSince()).isEqualTo(Views.NOW.minusSeconds(300).toString());
+    assertThat(m.getMessage())
+        .endsWith(
+            "node node-1 is unreachable (for 5m); replaced after spec.replaceLostMemberAfter (10m)"
+                + " if its data has not come back");
+    Plan never =
+        Planner.plan(
+            target(3),
+            Views.healthy(3)
+                .down(1)
+                .onLostNode(1, "node-1", UNREACHABLE, Duration.ofMinutes(5), null)
+                .build());
+    assertThat(never.status().getMembers().get(1).getMessage())
+        .endsWith(
+            "node node-1 is unreachable (for 5m); spec.replaceLostMemberAfter is not set: it is"
+                + " never replaced automatically");
   }
 
   @ParameterizedTest(name = "{0}")

@@ -48,6 +48,8 @@ final class Views {
   private Optional<Boolean> authEnabled = Optional.empty();
   private Optional<io.etcdoperator.operator.observe.StorageClassView> storageClass =
       Optional.empty();
+  private final TreeMap<Integer, io.etcdoperator.operator.observe.Placement> placements =
+      new TreeMap<>();
 
   static long id(int ordinal) {
     return 0x100 + ordinal;
@@ -636,6 +638,30 @@ final class Views {
     return this;
   }
 
+  /**
+   * Member {@code i}'s pod is on {@code node}, which is lost ({@code state}) since {@code away}
+   * before now; its volume is pinned to {@code volumeNode} (null: it can follow the pod).
+   */
+  Views onLostNode(
+      int i,
+      String node,
+      io.etcdoperator.operator.observe.Placement.NodeState state,
+      Duration away,
+      String volumeNode) {
+    placements.put(
+        i,
+        new io.etcdoperator.operator.observe.Placement(
+            Optional.ofNullable(node),
+            node == null ? io.etcdoperator.operator.observe.Placement.NodeState.UNKNOWN : state,
+            Optional.of(NOW.minus(away)),
+            Optional.ofNullable(volumeNode),
+            volumeNode == null
+                ? io.etcdoperator.operator.observe.Placement.NodeState.UNKNOWN
+                : state,
+            false));
+    return this;
+  }
+
   /** The StatefulSet's claim template requests {@code bytes}. */
   Views statefulSetClaim(long bytes) {
     StatefulSetView v = sts.orElseThrow();
@@ -785,7 +811,8 @@ final class Views {
     ClusterView view =
         new ClusterView(NOW, sts, podViews, claims, clusterState, probes, list, rebuildPod)
             .withTls(tls, authEnabled)
-            .withStorageClass(storageClass);
+            .withStorageClass(storageClass)
+            .withPlacements(placements);
     return clusterVersion == null ? view : view.withClusterVersion(clusterVersion);
   }
 

@@ -251,4 +251,71 @@ class TransitionsTest {
         .extracting(Notice::message)
         .containsExactly("test-1 is healthy again", "test-3 joined the cluster and is healthy");
   }
+
+  static MemberStatus on(MemberStatus m, String node, String unreachableSince) {
+    m.setNode(node);
+    m.setNodeUnreachableSince(unreachableSince);
+    return m;
+  }
+
+  @org.junit.jupiter.api.Test
+  void aMemberNodeLostThenBackIsToldOnceEach() {
+    EtcdClusterStatus ok =
+        status(
+            "True",
+            "QuorumHeld",
+            "True",
+            "AllMembersReady",
+            on(member("test-1", "1f", true), "node-1", null));
+    EtcdClusterStatus lost =
+        status(
+            "True",
+            "QuorumHeld",
+            "False",
+            "MembersUnreachable",
+            on(member("test-1", "1f", false), "node-1", "2026-12-01T12:00:00Z"));
+    EtcdClusterStatus stillLost =
+        status(
+            "True",
+            "QuorumHeld",
+            "False",
+            "MembersUnreachable",
+            on(member("test-1", "1f", false), "node-1", "2026-12-01T12:00:00Z"));
+    assertThat(Transitions.between(ok, lost))
+        .extracting(Notice::reason)
+        .containsExactly("MemberUnhealthy", "MemberNodeUnreachable");
+    assertThat(Transitions.between(lost, stillLost)).isEmpty();
+    assertThat(Transitions.between(lost, ok))
+        .extracting(n -> n.reason() + ": " + n.message())
+        .containsExactly(
+            "MemberHealthy: test-1 is healthy again",
+            "MemberNodeBack: test-1: node node-1 is reachable again");
+  }
+
+  @org.junit.jupiter.api.Test
+  void membersThatNewlyShareANodeAreToldOnce() {
+    EtcdClusterStatus apart =
+        status(
+            "True",
+            "QuorumHeld",
+            "True",
+            "AllMembersReady",
+            on(member("test-0", "af", true), "node-0", null),
+            on(member("test-1", "bf", true), "node-1", null));
+    EtcdClusterStatus together =
+        status(
+            "True",
+            "QuorumHeld",
+            "True",
+            "AllMembersReady",
+            on(member("test-0", "af", true), "node-0", null),
+            on(member("test-1", "bf", true), "node-0", null));
+    assertThat(Transitions.between(apart, together))
+        .extracting(n -> n.reason() + ": " + n.message())
+        .singleElement()
+        .asString()
+        .startsWith(
+            "MembersShareNode: test-0, test-1 run on node node-0: losing it loses them all");
+    assertThat(Transitions.between(together, together)).isEmpty();
+  }
 }

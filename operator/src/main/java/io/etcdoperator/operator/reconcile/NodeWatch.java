@@ -1,0 +1,80 @@
+package io.etcdoperator.operator.reconcile;
+
+import io.etcdoperator.operator.observe.Placements;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.PersistentVolume;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What the operator knows of Nodes and PersistentVolumes, both cluster-scoped: a Node informer (one
+ * watch for every cluster; Nodes are few), and a read of one PersistentVolume when asked (only for
+ * a member whose node is not Ready). An operator that may not list Nodes (installed for some
+ * namespaces, with Roles only) or read volumes goes on without them: it then never replaces a
+ * member for its node, and says so.
+ */
+final class NodeWatch implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(NodeWatch.class);
+
+  private final KubernetesClient client;
+  private final AtomicBoolean started = new AtomicBoolean();
+  private volatile SharedIndexInformer<Node> nodes;
+  private volatile boolean nodesVisible;
+  private volatile boolean volumesVisible = true;
+
+  NodeWatch(KubernetesClient client) {
+    this.client = client;
+  }
+
+  /** Starts the Node informer on first use; false when Nodes cannot be listed. */
+  boolean nodesVisible() {
+    if (started.compareAndSet(false, true)) {
+      try {
+        nodes = client.nodes().inform();
+        nodesVisible = true;
+      } catch (KubernetesClientException e) {
+        LOG.info(
+            "Nodes are not visible ({}): members on lost nodes are reported by their pods only,"
+                + " and never replaced for their node",
+            e.getCode());
+        nodesVisible = false;
+      }
+    }
+    return nodesVisible;
+  }
+
+  boolean volumesVisible() {
+    return volumesVisible;
+  }
+
+  Optional<Node> node(String name) {
+    SharedIndexInformer<Node> n = nodes;
+    return n == null ? Optional.empty() : Optional.ofNullable(n.getIndexer().getByKey(name));
+  }
+
+  /** The volume; empty when there is none; {@link Placements.Unknown} when it cannot be read. */
+  Optional<PersistentVolume> volume(String name) throws Placements.Unknown {
+    try {
+      return Optional.ofNullable(client.persistentVolumes().withName(name).get());
+    } catch (KubernetesClientException e) {
+      if (e.getCode() == 403) {
+        volumesVisible = false;
+      }
+      throw new Placements.Unknown(
+          "cannot read PersistentVolume " + name + ": " + e.getCode() + " " + e.getMessage());
+    }
+  }
+
+  @Override
+  public void close() {
+    SharedIndexInformer<Node> n = nodes;
+    if (n != null) {
+      n.close();
+    }
+  }
+}
