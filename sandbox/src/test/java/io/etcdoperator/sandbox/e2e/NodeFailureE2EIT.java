@@ -1,0 +1,241 @@
+package io.etcdoperator.sandbox.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.etcdoperator.operator.OperatorSettings;
+import io.etcdoperator.sandbox.SandboxConfig;
+import io.etcdoperator.testing.RecordingWriter;
+import io.etcdoperator.testing.WriterReport;
+import io.fabric8.kubernetes.api.model.Pod;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Node failures end to end (issue 18), on the sandbox's three virtual nodes with short timings (a
+ * node is NotReady 4 s after its last heartbeat, its pods evicted 3 s later), a 3-member cluster on
+ * local volumes ({@code storageClassName: local}: each claim is bound to the node its pod first ran
+ * on) with {@code replaceLostMemberAfter: 20s}, and a writer running throughout:
+ *
+ * <ol>
+ *   <li>node-down, then node-up within the wait: the member's pod is evicted but stays Terminating
+ *       while its node is away; back, it restarts on its data: same member IDs.
+ *   <li>node-down past the wait: the member is removed from etcd, its claim and (forcibly) its pod
+ *       deleted, and it joins again on another node as a new member; 3 voters again. The time from
+ *       node-down to Ready is printed (the wait plus the replacement).
+ *   <li>node-delete: the member on that node is replaced the same way.
+ * </ol>
+ *
+ * 0 acknowledged writes lost throughout.
+ */
+class NodeFailureE2EIT {
+  @TempDir Path dir;
+
+  static final Duration STEP = Duration.ofMinutes(2);
+
+  static final String CLUSTER =
+      """
+      apiVersion: etcd.aenix.io/v1alpha1
+      kind: EtcdCluster
+      metadata:
+        name: test
+        namespace: default
+      spec:
+        replicas: 3
+        replaceLostMemberAfter: 20s
+        storage:
+          volumeClaimTemplate:
+            spec:
+              storageClassName: local
+              accessModes: [ReadWriteOnce]
+              resources:
+                requests:
+                  storage: 1Gi
+      """;
+
+  @Test
+  void aLostNodesMemberWaitsThenIsReplacedAndOneBackInTimeKeepsItsData() throws Exception {
+    CallLog calls = new CallLog();
+    SandboxConfig config =
+        SandboxConfig.defaults(dir)
+            .withRestartBackoff(Duration.ofSeconds(1), Duration.ofSeconds(5))
+            .withMaxGracePeriod(Duration.ofSeconds(10))
+            .withNodes(3)
+            .withNodeTimings(Duration.ofSeconds(4), Duration.ofSeconds(3), Duration.ofSeconds(1));
+    try (E2E e2e = E2E.start(config, OperatorSettings.defaults().withCallHook(calls));
+        Cluster test = new Cluster(e2e, "test")) {
+      e2e.apply(CLUSTER);
+      test.awaitConverged(1, 3, STEP);
+      Map<String, String> ids = test.memberIds();
+      Map<String, String> nodes = nodes(test);
+      assertThat(nodes.values()).as("one member per node").doesNotHaveDuplicates().hasSize(3);
+      assertThat(test.status().getMembers())
+          .allSatisfy(m -> assertThat(m.getNode()).isEqualTo(nodes.get(m.getName())));
+
+      try (RecordingWriter writer = test.writer(Duration.ofMinutes(6))) {
+        // 1. Down, and back before the wait is over: the same member, on its data.
+        String node1 = nodes.get("test-1");
+        writer.mark("node-down " + node1 + ", up within the wait");
+        e2e.sandbox().faults().nodeDown(node1);
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .until(() -> member(test, "test-1").getNodeUnreachableSince() != null);
+        assertThat(member(test, "test-1").getMessage())
+            .contains("node " + node1 + " is unreachable")
+            .contains("replaced after spec.replaceLostMemberAfter (20s)");
+        // Evicted (its toleration ran out) but Terminating: its kubelet is away.
+        await()
+            .atMost(Duration.ofSeconds(20))
+            .until(() -> pod(test, "test-1").getMetadata().getDeletionTimestamp() != null);
+        e2e.sandbox().faults().nodeUp(node1);
+        test.awaitConverged(1, 3, STEP);
+        assertThat(test.memberIds()).as("the same members").isEqualTo(ids);
+        assertThat(test.events())
+            .anyMatch(e -> e.startsWith("Warning MemberNodeUnreachable: test-1"))
+            .anyMatch(e -> e.startsWith("Normal MemberNodeBack: test-1"));
+        assertThat(labels(calls, 0)).noneMatch(l -> l.startsWith("etcd removeMember"));
+
+        // 2. Down past the wait: replaced on another node as a new member.
+        String node2 = nodes(test).get("test-2");
+        int from = calls.size();
+        writer.mark("node-down " + node2 + " past the wait");
+        long down = System.nanoTime();
+        e2e.sandbox().faults().nodeDown(node2);
+        await()
+            .atMost(STEP)
+            .until(
+                () ->
+                    !ids.get("test-2").equals(test.memberIds().get("test-2"))
+                        && test.converged(1, 3));
+        System.out.printf(
+            "node-down %s to Ready with 3 healthy voters: %d ms (wait 20 s, grace 4 s)%n",
+            node2, (System.nanoTime() - down) / 1_000_000);
+        assertThat(labels(calls, from))
+            .containsSubsequence(
+                "etcd removeMember test-2",
+                "k8s delete PersistentVolumeClaim data-test-2",
+                "k8s delete Pod test-2",
+                "etcd addLearner test-2",
+                "etcd promoteLearner test-2");
+        assertThat(nodes(test).get("test-2")).isNotEqualTo(node2);
+        assertThat(test.memberIds().get("test-0")).isEqualTo(ids.get("test-0"));
+        assertThat(test.memberIds().get("test-1")).isEqualTo(ids.get("test-1"));
+        e2e.sandbox().faults().nodeUp(node2);
+
+        // 3. A deleted node: its member is replaced too. test-2 now shares a node with another
+        // member (node2 was NotReady when it was placed): delete a node that holds only one.
+        Map<String, String> before = test.memberIds();
+        Map<String, String> placed = nodes(test);
+        String lone =
+            placed.entrySet().stream()
+                .filter(e -> placed.values().stream().filter(e.getValue()::equals).count() == 1)
+                .map(Map.Entry::getKey)
+                .findFirst()
+                .orElseThrow();
+        String gone = placed.get(lone);
+        from = calls.size();
+        writer.mark("node-delete " + gone + " (" + lone + ")");
+        long deleted = System.nanoTime();
+        e2e.sandbox().faults().nodeDelete(gone);
+        await()
+            .atMost(STEP)
+            .until(
+                () -> !before.get(lone).equals(test.memberIds().get(lone)) && test.converged(1, 3));
+        System.out.printf(
+            "node-delete %s (%s) to Ready with 3 healthy voters: %d ms%n",
+            gone, lone, (System.nanoTime() - deleted) / 1_000_000);
+        assertThat(labels(calls, from))
+            .containsSubsequence("etcd removeMember " + lone, "etcd addLearner " + lone);
+        assertThat(test.events()).anyMatch(e -> e.startsWith("Warning MembersShareNode"));
+
+        WriterReport report = writer.report();
+        System.out.println(report.summary());
+        report.gapsByMark().forEach(g -> System.out.println("  " + MembershipE2EIT.gap(g)));
+        assertThat(report.verified()).isTrue();
+        assertThat(report.lost()).isEmpty();
+        assertThat(report.altered()).isEmpty();
+      }
+    }
+  }
+
+  @Test
+  void twoOfThreeNodesDownIsQuorumLostNothingReplacedAndBothComeBackWithTheirData()
+      throws Exception {
+    CallLog calls = new CallLog();
+    SandboxConfig config =
+        SandboxConfig.defaults(dir)
+            .withRestartBackoff(Duration.ofSeconds(1), Duration.ofSeconds(5))
+            .withMaxGracePeriod(Duration.ofSeconds(10))
+            .withNodes(3)
+            .withNodeTimings(Duration.ofSeconds(4), Duration.ofSeconds(3), Duration.ofSeconds(1));
+    try (E2E e2e = E2E.start(config, OperatorSettings.defaults().withCallHook(calls));
+        Cluster test = new Cluster(e2e, "test")) {
+      e2e.apply(CLUSTER);
+      test.awaitConverged(1, 3, STEP);
+      Map<String, String> ids = test.memberIds();
+      Map<String, String> nodes = nodes(test);
+      try (RecordingWriter writer = test.writer(Duration.ofMinutes(3))) {
+        writer.mark("two nodes down");
+        int from = calls.size();
+        e2e.sandbox().faults().nodeDown(nodes.get("test-1"));
+        e2e.sandbox().faults().nodeDown(nodes.get("test-2"));
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .until(() -> String.valueOf(e2e.condition("test", "Available")).contains("QuorumLost"));
+        // Past the wait (20 s) and then some: still nothing removed, deleted or added.
+        await()
+            .during(Duration.ofSeconds(25))
+            .atMost(Duration.ofSeconds(35))
+            .until(() -> String.valueOf(e2e.condition("test", "Available")).contains("QuorumLost"));
+        assertThat(labels(calls, from))
+            .noneMatch(
+                l ->
+                    l.startsWith("etcd removeMember")
+                        || l.startsWith("etcd addLearner")
+                        || l.startsWith("k8s delete PersistentVolumeClaim"));
+        writer.mark("both nodes up");
+        e2e.sandbox().faults().nodeUp(nodes.get("test-1"));
+        e2e.sandbox().faults().nodeUp(nodes.get("test-2"));
+        test.awaitConverged(1, 3, STEP);
+        assertThat(test.memberIds()).isEqualTo(ids);
+        WriterReport report = writer.report();
+        System.out.println(report.summary());
+        assertThat(report.verified()).isTrue();
+        assertThat(report.lost()).isEmpty();
+      }
+    }
+  }
+
+  static java.util.List<String> labels(CallLog calls, int from) {
+    return calls.since(from).stream().map(CallLog.Call::label).toList();
+  }
+
+  static io.etcdoperator.api.v1alpha1.MemberStatus member(Cluster c, String name) {
+    return c.status().getMembers().stream()
+        .filter(m -> name.equals(m.getName()))
+        .findFirst()
+        .orElseThrow();
+  }
+
+  static Pod pod(Cluster c, String name) {
+    return c.pods().stream()
+        .filter(p -> name.equals(p.getMetadata().getName()))
+        .findFirst()
+        .orElseThrow();
+  }
+
+  /** Each member pod's node. */
+  static Map<String, String> nodes(Cluster c) {
+    Map<String, String> out = new TreeMap<>();
+    for (Pod p : c.pods()) {
+      if (p.getSpec().getNodeName() != null && p.getMetadata().getDeletionTimestamp() == null) {
+        out.put(p.getMetadata().getName(), p.getSpec().getNodeName());
+      }
+    }
+    return out;
+  }
+}
