@@ -44,7 +44,7 @@ app.kubernetes.io/instance: {{ .Release.Name }}
   verbs: [get, list, watch, create, delete]
 - apiGroups: [""]
   resources: [secrets]
-  verbs: [list, watch]
+  verbs: [get, list, watch]
 - apiGroups: [""]
   resources: [persistentvolumeclaims]
   verbs: [get, list, watch, patch, delete]

@@ -113,6 +113,8 @@ public final class AgentCommand {
 
     @Mixin StoreOptions store = new StoreOptions();
 
+    @Mixin TlsOptions tls = new TlsOptions();
+
     @Override
     public Integer call() {
       Main.shortAddressCache();
@@ -120,11 +122,15 @@ public final class AgentCommand {
           JetcdEtcdService etcd =
               new JetcdEtcdService(
                   EtcdServiceConfig.defaults().withDeadline(Duration.ofSeconds(5)))) {
+        etcd.useTls(cluster, tls.read());
         Manifest m =
             new BackupAgent(etcd, Clock.systemUTC(), System.err::println)
                 .run(new BackupAgent.Request(cluster, member, endpoint, key), s);
         return finish(m.toJsonLine(), true);
-      } catch (IOException | EtcdException | IllegalArgumentException e) {
+      } catch (IOException
+          | EtcdException
+          | IllegalArgumentException
+          | io.etcdoperator.operator.tls.TlsException e) {
         return finish("backup failed: " + e.getMessage(), false);
       }
     }
@@ -149,6 +155,43 @@ public final class AgentCommand {
       } catch (IOException | IllegalArgumentException e) {
         return finish("delete failed: " + e.getMessage(), false);
       }
+    }
+  }
+
+  /** How the agent reaches members that serve clients over TLS. */
+  static final class TlsOptions {
+    @Option(
+        names = "--tls-ca",
+        description = "PEM file of the CA that signs the members' server certificates.")
+    java.nio.file.Path ca;
+
+    @Option(names = "--tls-cert", description = "PEM file of the client certificate to present.")
+    java.nio.file.Path cert;
+
+    @Option(names = "--tls-key", description = "PEM file of the client certificate's key.")
+    java.nio.file.Path key;
+
+    /** The TLS to call members with; empty: plain http. */
+    java.util.Optional<io.etcdoperator.operator.tls.ClientTls> read()
+        throws IOException, io.etcdoperator.operator.tls.TlsException {
+      if (ca == null) {
+        return java.util.Optional.empty();
+      }
+      var trust =
+          io.etcdoperator.operator.tls.Pem.certificates(java.nio.file.Files.readAllBytes(ca));
+      if (cert == null || key == null) {
+        return java.util.Optional.of(
+            io.etcdoperator.operator.tls.ClientTls.of(
+                trust, java.util.Optional.empty(), java.util.List.of()));
+      }
+      return java.util.Optional.of(
+          io.etcdoperator.operator.tls.ClientTls.of(
+              trust,
+              java.util.Optional.of(
+                  io.etcdoperator.operator.tls.Pem.privateKey(
+                      java.nio.file.Files.readAllBytes(key))),
+              io.etcdoperator.operator.tls.Pem.certificates(
+                  java.nio.file.Files.readAllBytes(cert))));
     }
   }
 }

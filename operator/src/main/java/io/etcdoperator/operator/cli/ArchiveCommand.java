@@ -41,6 +41,8 @@ final class ArchiveCommand implements Callable<Integer> {
 
   @Mixin AgentCommand.StoreOptions store = new AgentCommand.StoreOptions();
 
+  @Mixin AgentCommand.TlsOptions tls = new AgentCommand.TlsOptions();
+
   @Override
   public Integer call() throws Exception {
     Main.shortAddressCache();
@@ -50,6 +52,7 @@ final class ArchiveCommand implements Callable<Integer> {
         JetcdEtcdService etcd =
             new JetcdEtcdService(
                 EtcdServiceConfig.defaults().withDeadline(Duration.ofSeconds(5)))) {
+      etcd.useTls(cluster, tls.read());
       long reached =
           new ChangeArchiver(etcd, Clock.systemUTC(), System.err::println)
               .run(

@@ -69,8 +69,18 @@ public final class BackupPods {
         .withBlockOwnerDeletion(true);
   }
 
-  /** The agent pod that snapshots the member at {@code clientUrl} for {@code backup}. */
-  public static Pod backup(EtcdBackup backup, String member, String clientUrl, String image) {
+  /** Where the agent finds the CA it trusts for the members' server certificates. */
+  public static final String TLS_TRUST_MOUNT = "/etc/etcd-operator/trust";
+
+  /** Where the agent finds the client certificate it presents (the operator's). */
+  public static final String TLS_CLIENT_MOUNT = "/etc/etcd-operator/client";
+
+  /**
+   * The agent pod that snapshots the member at {@code clientUrl} for {@code backup}, over TLS when
+   * the cluster serves clients so ({@link #withTls}).
+   */
+  public static Pod backup(
+      EtcdBackup backup, String member, String clientUrl, String image, Security security) {
     var meta = backup.getMetadata();
     String cluster = backup.getSpec().getClusterRef().getName();
     List<String> args = new ArrayList<>();
@@ -81,15 +91,67 @@ public final class BackupPods {
     args.add("--endpoint=" + clientUrl);
     args.add("--key=" + snapshotKey(backup));
     args.addAll(destinationArgs(backup.getSpec().getDestination(), CLAIM_MOUNT));
-    return pod(
-        meta.getName(),
-        meta.getNamespace(),
-        Names.backupPod(meta.getName()),
-        "backup",
-        args,
-        image,
-        backup.getSpec().getDestination(),
-        ownerOf(backup).build());
+    Pod pod =
+        pod(
+            meta.getName(),
+            meta.getNamespace(),
+            Names.backupPod(meta.getName()),
+            "backup",
+            args,
+            image,
+            backup.getSpec().getDestination(),
+            ownerOf(backup).build());
+    withTls(pod, security);
+    return pod;
+  }
+
+  /**
+   * With server TLS: the agent's trust (the CA the operator trusts: {@code serverTrustedCASecret}'s
+   * ca.crt, else the server Secret's) and its client certificate (the operator's, {@code
+   * clientSecret}), mounted read-only from their Secrets and named in its arguments.
+   */
+  static void withTls(Pod pod, Security security) {
+    if (!security.serverTls()) {
+      return;
+    }
+    Container agent = pod.getSpec().getContainers().get(0);
+    List<String> args = new ArrayList<>(agent.getArgs());
+    List<Volume> volumes = new ArrayList<>(pod.getSpec().getVolumes());
+    List<VolumeMount> mounts = new ArrayList<>(agent.getVolumeMounts());
+    security
+        .operatorTrustSecret()
+        .ifPresent(
+            secret -> {
+              args.add("--tls-ca=" + TLS_TRUST_MOUNT + "/" + Security.CA_KEY);
+              volumes.add(secretVolume("etcd-trust", secret));
+              mounts.add(mount("etcd-trust", TLS_TRUST_MOUNT));
+            });
+    security
+        .clientSecret()
+        .ifPresent(
+            secret -> {
+              args.add("--tls-cert=" + TLS_CLIENT_MOUNT + "/" + Security.CERT_KEY);
+              args.add("--tls-key=" + TLS_CLIENT_MOUNT + "/" + Security.PRIVATE_KEY);
+              volumes.add(secretVolume("etcd-client", secret));
+              mounts.add(mount("etcd-client", TLS_CLIENT_MOUNT));
+            });
+    agent.setArgs(args);
+    agent.setVolumeMounts(mounts);
+    pod.getSpec().setVolumes(volumes);
+  }
+
+  private static Volume secretVolume(String name, String secret) {
+    return new VolumeBuilder()
+        .withName(name)
+        .withNewSecret()
+        .withSecretName(secret)
+        .withDefaultMode(0440)
+        .endSecret()
+        .build();
+  }
+
+  private static VolumeMount mount(String name, String path) {
+    return new VolumeMountBuilder().withName(name).withMountPath(path).withReadOnly(true).build();
   }
 
   /** The pod that deletes the snapshot and manifest of {@code backup}. */
@@ -191,7 +253,7 @@ public final class BackupPods {
 
   /** The pod of a schedule's continuous backup: {@code <schedule>-archiver}. */
   public static Pod archiver(
-      io.etcdoperator.api.v1alpha1.EtcdBackupSchedule schedule, String image) {
+      io.etcdoperator.api.v1alpha1.EtcdBackupSchedule schedule, String image, Security security) {
     var meta = schedule.getMetadata();
     var spec = schedule.getSpec();
     String cluster = spec.getClusterRef().getName();
@@ -209,7 +271,10 @@ public final class BackupPods {
     args.add("agent");
     args.add("archive");
     args.add("--cluster=" + meta.getNamespace() + "/" + cluster);
-    args.add("--endpoint=" + Names.serviceUrl(meta.getNamespace(), cluster));
+    args.add(
+        "--endpoint="
+            + Names.serviceUrl(meta.getNamespace(), cluster)
+                .replaceFirst("^http:", security.clientScheme() + ":"));
     args.add("--backups=" + (backups.isEmpty() ? "." : backups));
     args.add("--backup-prefix=" + meta.getName() + "-");
     args.add("--log=" + changeLog(schedule));
@@ -235,6 +300,7 @@ public final class BackupPods {
     pod.getMetadata().getLabels().remove(Names.BACKUP_LABEL);
     pod.getMetadata().getLabels().put(Names.SCHEDULE_LABEL, meta.getName());
     pod.getSpec().setRestartPolicy("Always");
+    withTls(pod, security);
     return pod;
   }
 

@@ -12,10 +12,13 @@ import io.etcdoperator.operator.observe.ClusterObserver;
 import io.etcdoperator.operator.observe.ClusterView;
 import io.etcdoperator.operator.plan.BackupPlan;
 import io.etcdoperator.operator.plan.BackupView;
+import io.etcdoperator.operator.tls.CertificateCheck;
+import io.etcdoperator.operator.tls.TlsReport;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -131,16 +134,21 @@ public final class EtcdBackupReconciler implements Reconciler<EtcdBackup>, Clean
         finished || cluster.isBlank()
             ? null
             : client.resources(EtcdCluster.class).inNamespace(ns).withName(cluster).get();
+    io.etcdoperator.operator.model.Security security =
+        target == null || target.getSpec() == null
+            ? io.etcdoperator.operator.model.Security.NONE
+            : io.etcdoperator.operator.model.Security.of(target.getSpec().getSecurity());
     if (target != null) {
-      if (tls(target)) {
-        // The agent reaches members over plain http and presents no client certificate.
+      TlsReport tls = tls(client, target, security);
+      if (!tls.invalid().isEmpty()) {
         problems.add(
-            "spec.clusterRef.name: EtcdCluster "
+            "spec.clusterRef.name: the TLS Secrets of EtcdCluster "
                 + cluster
-                + " serves clients over TLS (spec.security.tls.serverSecret); backups of a"
-                + " cluster with TLS are not supported yet");
+                + " are not usable ("
+                + String.join("; ", tls.invalid().stream().map(Object::toString).toList())
+                + "); fix them (the cluster's CertificatesReady condition says the same)");
       } else {
-        clusterView = Optional.of(observeCluster(client, ns, cluster));
+        clusterView = Optional.of(observeCluster(client, ns, cluster, security, tls));
       }
     }
     Instant created =
@@ -159,13 +167,43 @@ public final class EtcdBackupReconciler implements Reconciler<EtcdBackup>, Clean
         pod);
   }
 
-  private static boolean tls(EtcdCluster cluster) {
-    return cluster.getSpec() != null
-        && io.etcdoperator.operator.model.Security.of(cluster.getSpec().getSecurity()).serverTls();
+  /**
+   * What the cluster's TLS Secrets hold, read as the cluster's controller reads them, so that the
+   * members are probed over https with the operator's client certificate, and the agent is given
+   * the same certificate and trust.
+   */
+  private TlsReport tls(
+      KubernetesClient client, EtcdCluster cluster, io.etcdoperator.operator.model.Security sec) {
+    if (!sec.any()) {
+      return TlsReport.NONE;
+    }
+    String ns = cluster.getMetadata().getNamespace();
+    Map<String, Map<String, byte[]>> data = new java.util.HashMap<>();
+    for (String name : sec.secretNames()) {
+      Secret secret = client.secrets().inNamespace(ns).withName(name).get();
+      if (secret != null) {
+        data.put(name, EtcdClusterReconciler.decoded(secret));
+      }
+    }
+    int replicas =
+        cluster.getSpec().getReplicas() == null
+            ? io.etcdoperator.api.v1alpha1.EtcdClusterSpec.DEFAULT_REPLICAS
+            : cluster.getSpec().getReplicas();
+    java.util.SortedSet<Integer> ordinals = new java.util.TreeSet<>();
+    for (int i = 0; i < replicas; i++) {
+      ordinals.add(i);
+    }
+    return CertificateCheck.check(
+        sec, ns, cluster.getMetadata().getName(), ordinals, data, clock.instant());
   }
 
   /** The cluster's objects (read from the API: this controller keeps no cache of them). */
-  private ClusterView observeCluster(KubernetesClient client, String ns, String cluster) {
+  private ClusterView observeCluster(
+      KubernetesClient client,
+      String ns,
+      String cluster,
+      io.etcdoperator.operator.model.Security security,
+      TlsReport tls) {
     Map<String, String> selector = Names.selectorLabels(cluster);
     StatefulSet sts =
         client.apps().statefulSets().inNamespace(ns).withName(Names.statefulSet(cluster)).get();
@@ -178,7 +216,9 @@ public final class EtcdBackupReconciler implements Reconciler<EtcdBackup>, Clean
         ns,
         cluster,
         new ClusterObserver.Objects(
-            Optional.ofNullable(sts), pods, claims, Optional.ofNullable(state), Optional.empty()));
+            Optional.ofNullable(sts), pods, claims, Optional.ofNullable(state), Optional.empty()),
+        security.clientScheme(),
+        tls);
   }
 
   static BackupView.AgentPod agentPod(Pod p) {
@@ -210,7 +250,18 @@ public final class EtcdBackupReconciler implements Reconciler<EtcdBackup>, Clean
 
   private void act(EtcdBackup backup, KubernetesClient client, BackupPlan.Action action) {
     if (action instanceof BackupPlan.Action.CreatePod create) {
-      Pod pod = BackupPods.backup(backup, create.member(), create.clientUrl(), image);
+      // The cluster's TLS, read again: a pod is created once per backup.
+      EtcdCluster target =
+          client
+              .resources(EtcdCluster.class)
+              .inNamespace(backup.getMetadata().getNamespace())
+              .withName(backup.getSpec().getClusterRef().getName())
+              .get();
+      io.etcdoperator.operator.model.Security security =
+          target == null || target.getSpec() == null
+              ? io.etcdoperator.operator.model.Security.NONE
+              : io.etcdoperator.operator.model.Security.of(target.getSpec().getSecurity());
+      Pod pod = BackupPods.backup(backup, create.member(), create.clientUrl(), image, security);
       try {
         client.resource(pod).create();
       } catch (KubernetesClientException e) {

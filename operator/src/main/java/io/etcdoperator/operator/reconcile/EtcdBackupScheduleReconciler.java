@@ -175,7 +175,18 @@ public final class EtcdBackupScheduleReconciler implements Reconciler<EtcdBackup
     String phase = pod == null || pod.getStatus() == null ? null : pod.getStatus().getPhase();
     if (pod == null) {
       try {
-        client.resource(BackupPods.archiver(schedule, image)).create();
+        // The cluster's TLS, read when the pod is made: its agent calls members as the operator.
+        var target =
+            client
+                .resources(io.etcdoperator.api.v1alpha1.EtcdCluster.class)
+                .inNamespace(meta.getNamespace())
+                .withName(schedule.getSpec().getClusterRef().getName())
+                .get();
+        var security =
+            target == null || target.getSpec() == null
+                ? io.etcdoperator.operator.model.Security.NONE
+                : io.etcdoperator.operator.model.Security.of(target.getSpec().getSecurity());
+        client.resource(BackupPods.archiver(schedule, image, security)).create();
       } catch (KubernetesClientException e) {
         if (e.getCode() != 409) {
           throw e;

@@ -321,7 +321,8 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster> {
     return CertificateCheck.check(security, ns, name, ordinals, data, clock.instant());
   }
 
-  private static Map<String, byte[]> decoded(Secret secret) {
+  /** A Secret's data and stringData, decoded. */
+  static Map<String, byte[]> decoded(Secret secret) {
     Map<String, byte[]> out = new java.util.LinkedHashMap<>();
     if (secret.getData() != null) {
       secret.getData().forEach((k, v) -> out.put(k, java.util.Base64.getMimeDecoder().decode(v)));

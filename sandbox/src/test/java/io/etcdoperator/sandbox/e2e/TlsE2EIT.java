@@ -50,8 +50,8 @@ import org.junit.jupiter.api.io.TempDir;
  *   <li>an unusable client Secret (signed by a CA the members do not trust): CertificateInvalid
  *       naming the Secret, nothing restarts; put right, Ready again;
  *   <li>enableAuth turned off: etcd's authentication goes off (the unknown user may write);
- *   <li>an EtcdBackup of the cluster: refused naming the field (backups of TLS clusters are not
- *       supported yet);
+ *   <li>an EtcdBackup of the cluster: Complete, its agent trusting the server CA and presenting the
+ *       operator's client certificate;
  *   <li>spec.security removed from the running cluster: refused (TlsModeChanged), nothing restarts.
  * </ul>
  */
@@ -283,7 +283,24 @@ class TlsE2EIT {
           assertThat(report.altered()).isEmpty();
         }
 
-        // A backup of a TLS cluster: refused naming the field (not supported yet).
+        // A backup of the TLS cluster: its agent trusts the server CA and presents the
+        // operator's client certificate, both mounted from their Secrets.
+        e2e.client()
+            .resource(
+                new io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder()
+                    .withNewMetadata()
+                    .withName("backup-claim")
+                    .withNamespace(E2E.NS)
+                    .endMetadata()
+                    .withNewSpec()
+                    .withAccessModes("ReadWriteOnce")
+                    .withNewResources()
+                    .withRequests(
+                        Map.of("storage", new io.fabric8.kubernetes.api.model.Quantity("1Gi")))
+                    .endResources()
+                    .endSpec()
+                    .build())
+            .create();
         e2e.client()
             .resource(
                 e2e.client()
@@ -305,7 +322,7 @@ class TlsE2EIT {
                         io.etcdoperator.api.v1alpha1.EtcdBackup.class))
             .create();
         await()
-            .atMost(Duration.ofSeconds(30))
+            .atMost(Duration.ofMinutes(2))
             .until(
                 () -> {
                   var b =
@@ -314,19 +331,21 @@ class TlsE2EIT {
                           .inNamespace(E2E.NS)
                           .withName("of-tls")
                           .get();
-                  return b.getStatus() != null && "Failed".equals(b.getStatus().getPhase());
+                  return b.getStatus() != null
+                      && ("Complete".equals(b.getStatus().getPhase())
+                          || "Failed".equals(b.getStatus().getPhase()));
                 });
-        var refused =
+        var backup =
             e2e.client()
                 .resources(io.etcdoperator.api.v1alpha1.EtcdBackup.class)
                 .inNamespace(E2E.NS)
                 .withName("of-tls")
                 .get()
                 .getStatus();
-        System.out.println("backup of a TLS cluster: " + refused.getConditions());
-        assertThat(refused.getConditions().toString())
-            .contains("spec.clusterRef.name")
-            .contains("spec.security.tls.serverSecret");
+        System.out.println("backup of a TLS cluster: " + backup.getConditions());
+        assertThat(backup.getPhase()).as("%s", backup.getConditions()).isEqualTo("Complete");
+        assertThat(backup.getSnapshot().getUri()).isEqualTo("pvc://backup-claim/of-tls.db");
+        assertThat(backup.getSnapshot().getRevision()).isPositive();
 
         // TLS off for a running cluster: refused, nothing restarts.
         Map<String, String> before = restarts(c);
