@@ -102,6 +102,10 @@ public final class SandboxCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     Logging.quiet();
+    if (nodes < 1) {
+      err.println("sandbox: --nodes must be at least 1, not " + nodes);
+      return 2;
+    }
     if (System.getProperty(JvmHosts.PROPERTY) == null) {
       return Relauncher.relaunchWithHostsFile(dir, SandboxMain.class, rawArgs());
     }
@@ -110,10 +114,6 @@ public final class SandboxCommand implements Callable<Integer> {
     if (operator == null) {
       err.println("sandbox: no operator on the class path; EtcdClusters will not be reconciled.");
       operator = OperatorLauncher.NONE;
-    }
-    if (nodes < 1) {
-      err.println("sandbox: --nodes must be at least 1, not " + nodes);
-      return 2;
     }
     Sandbox sandbox;
     try {
