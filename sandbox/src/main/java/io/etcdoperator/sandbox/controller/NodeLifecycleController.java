@@ -230,6 +230,23 @@ public final class NodeLifecycleController extends Controller {
   }
 
   /**
+   * When a pod with these tolerations is to be evicted for the NoExecute taint: timeAdded plus the
+   * tolerationSeconds of the toleration that matches it (negative counts as 0), {@code now} if none
+   * matches, null (never) if the one that matches has no tolerationSeconds.
+   */
+  static Instant evictionDue(Taint taint, List<Toleration> tolerations, Instant now) {
+    Toleration t = Placement.toleration(taint, tolerations);
+    if (t == null) {
+      return now;
+    }
+    if (t.getTolerationSeconds() == null) {
+      return null;
+    }
+    Instant added = taint.getTimeAdded() == null ? now : Instant.parse(taint.getTimeAdded());
+    return added.plusSeconds(Math.max(0, t.getTolerationSeconds()));
+  }
+
+  /**
    * Deletes the pod once its toleration of the taint has run out (see the class comment); when it
    * has not yet, the next passes look again.
    */
@@ -237,16 +254,9 @@ public final class NodeLifecycleController extends Controller {
     if (p.getMetadata().getDeletionTimestamp() != null) {
       return;
     }
-    List<Toleration> tolerations = p.getSpec().getTolerations();
-    Toleration t = Placement.toleration(taint, tolerations);
-    Instant due;
-    if (t == null) {
-      due = now;
-    } else if (t.getTolerationSeconds() == null) {
+    Instant due = evictionDue(taint, p.getSpec().getTolerations(), now);
+    if (due == null) {
       return;
-    } else {
-      Instant added = taint.getTimeAdded() == null ? now : Instant.parse(taint.getTimeAdded());
-      due = added.plusSeconds(Math.max(0, t.getTolerationSeconds()));
     }
     if (now.isBefore(due)) {
       return;

@@ -158,13 +158,13 @@ public final class Scheduler extends Controller {
   }
 
   /** What a pod's claims allow: a problem that keeps it Pending, or nodes per bound volume. */
-  private static final class Volumes {
+  static final class Volumes {
     String problem;
     final List<List<String>> allowed = new ArrayList<>();
     final List<PersistentVolumeClaim> toSelect = new ArrayList<>();
   }
 
-  private static Volumes volumes(
+  static Volumes volumes(
       Pod pod,
       List<Node> nodes,
       Map<String, PersistentVolumeClaim> claims,
