@@ -87,6 +87,43 @@ public final class Faults {
     kubelet.partition(namespace, pod, false);
   }
 
+  /**
+   * The node stops, as a node that hangs or is cut off from the network: every process of every pod
+   * on it is frozen (SIGSTOP), and its kubelet stops renewing the node's Lease and does nothing for
+   * its pods (no status writes, no starts or restarts, no completion of terminations). After the
+   * grace period the node lifecycle controller marks it NotReady and taints it unreachable; its
+   * pods are then deleted as their tolerations run out, and stay Terminating.
+   */
+  public void nodeDown(String node) {
+    kubelet.nodeDown(node);
+  }
+
+  /**
+   * The node is back: its processes are thawed, its Lease renewed and Ready posted, and its kubelet
+   * acts again: pods deleted meanwhile are stopped and their termination completed; the others run
+   * on and their status is written again.
+   */
+  public void nodeUp(String node) {
+    kubelet.nodeUp(node);
+  }
+
+  /**
+   * The node is gone for good: its processes are killed, the Node object deleted, and its local
+   * volumes deleted with their data (their claims become Lost). The pod garbage collector then
+   * force-deletes the pods bound to it; network volumes survive and mount elsewhere. Returns the
+   * local PersistentVolumes deleted.
+   */
+  public List<String> nodeDelete(String node) {
+    removeNode(node);
+    return sandbox.volumes().deleteLocalVolumes(node);
+  }
+
+  /** The part of {@link #nodeDelete} that makes no request of the API server over HTTP. */
+  void removeNode(String node) {
+    kubelet.removeNode(node);
+    api.deleteInProcess("/api/v1/nodes/" + node);
+  }
+
   /** Stops the operator (as if its pod died); a no-op when it is stopped. */
   public void stopOperator() throws Exception {
     sandbox.stopOperator();

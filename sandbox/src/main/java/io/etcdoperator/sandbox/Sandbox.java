@@ -5,7 +5,11 @@ import io.etcdoperator.sandbox.api.ApiServer;
 import io.etcdoperator.sandbox.api.CrdTypes;
 import io.etcdoperator.sandbox.api.auth.Identity;
 import io.etcdoperator.sandbox.api.auth.RbacUsage;
+import io.etcdoperator.sandbox.controller.DisruptionController;
 import io.etcdoperator.sandbox.controller.GarbageCollector;
+import io.etcdoperator.sandbox.controller.NodeLifecycleController;
+import io.etcdoperator.sandbox.controller.PodGarbageCollector;
+import io.etcdoperator.sandbox.controller.Scheduler;
 import io.etcdoperator.sandbox.controller.StatefulSetController;
 import io.etcdoperator.sandbox.controller.VolumeController;
 import io.etcdoperator.sandbox.kubelet.Kubelet;
@@ -31,8 +35,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A local Kubernetes stand-in: API server, StatefulSet, volume and garbage-collection controllers,
- * a kubelet that runs pods as local processes, cluster DNS, and (through {@link OperatorLauncher})
- * the operator, all in this JVM, with state in one directory.
+ * a scheduler, the node lifecycle, pod garbage collection and disruption controllers, the kubelets
+ * of {@link SandboxConfig#nodes()} nodes that run pods as local processes, cluster DNS, and
+ * (through {@link OperatorLauncher}) the operator, all in this JVM, with state in one directory.
  *
  * <p>Start order: check that the JVM resolves names through a hosts file and that pods can have
  * mount namespaces; lock the state directory (one sandbox per directory); kill leftovers of an
@@ -44,8 +49,17 @@ import org.slf4j.LoggerFactory;
  * the JVM exits without it.
  */
 public final class Sandbox implements AutoCloseable {
-  /** The StorageClass claims without one get: it allows volume expansion. */
+  /**
+   * The StorageClass claims without one get: network-attached (its volumes have no node affinity
+   * and survive the loss of a node), bound at once, and it allows volume expansion.
+   */
   public static final String DEFAULT_STORAGE_CLASS = "standard";
+
+  /**
+   * A StorageClass of node-local volumes: bound once a pod using the claim is scheduled ({@code
+   * WaitForFirstConsumer}), pinned to that node, lost with it; no expansion.
+   */
+  public static final String LOCAL_STORAGE_CLASS = "local";
 
   private static final Logger LOG = LoggerFactory.getLogger(Sandbox.class);
 
@@ -72,6 +86,10 @@ public final class Sandbox implements AutoCloseable {
   private StatefulSetController statefulSets;
   private VolumeController volumes;
   private GarbageCollector gc;
+  private Scheduler scheduler;
+  private NodeLifecycleController nodeLifecycle;
+  private PodGarbageCollector podGc;
+  private DisruptionController disruption;
   private Faults faults;
   private Thread hook;
   private boolean closed;
@@ -121,8 +139,18 @@ public final class Sandbox implements AutoCloseable {
         .resource(
             new NamespaceBuilder().withNewMetadata().withName("default").endMetadata().build())
         .createOr(n -> n.update());
+    client
+        .namespaces()
+        .resource(
+            new NamespaceBuilder()
+                .withNewMetadata()
+                .withName(io.etcdoperator.sandbox.kubelet.NodeStatus.LEASE_NAMESPACE)
+                .endMetadata()
+                .build())
+        .createOr(n -> n.update());
+    api.setDefaultTolerationSeconds(config.defaultTolerationSeconds().toSeconds());
     // As kind's: one default class; unlike kind's, it allows volume expansion (the sandbox's
-    // volumes are directories, which grow by being reported larger).
+    // volumes are directories, which grow by being reported larger) and is network-attached.
     client
         .storage()
         .v1()
@@ -133,10 +161,25 @@ public final class Sandbox implements AutoCloseable {
                 .withName(DEFAULT_STORAGE_CLASS)
                 .addToAnnotations("storageclass.kubernetes.io/is-default-class", "true")
                 .endMetadata()
-                .withProvisioner("sandbox.etcd-operator.io/directory")
+                .withProvisioner(VolumeController.NETWORK_PROVISIONER)
                 .withAllowVolumeExpansion(true)
                 .withReclaimPolicy("Delete")
                 .withVolumeBindingMode("Immediate")
+                .build())
+        .createOr(c -> c.update());
+    client
+        .storage()
+        .v1()
+        .storageClasses()
+        .resource(
+            new io.fabric8.kubernetes.api.model.storage.StorageClassBuilder()
+                .withNewMetadata()
+                .withName(LOCAL_STORAGE_CLASS)
+                .endMetadata()
+                .withProvisioner(VolumeController.LOCAL_PROVISIONER)
+                .withAllowVolumeExpansion(false)
+                .withReclaimPolicy("Delete")
+                .withVolumeBindingMode("WaitForFirstConsumer")
                 .build())
         .createOr(c -> c.update());
     operatorIdentity = installRbac();
@@ -154,6 +197,15 @@ public final class Sandbox implements AutoCloseable {
     statefulSets.start();
     gc = new GarbageCollector(client, config.resync(), api::types);
     gc.start();
+    scheduler = new Scheduler(client, config.resync());
+    scheduler.start();
+    nodeLifecycle =
+        new NodeLifecycleController(client, config.resync(), config.nodeMonitorGracePeriod());
+    nodeLifecycle.start();
+    podGc = new PodGarbageCollector(client, config.resync());
+    podGc.start();
+    disruption = new DisruptionController(client, config.resync());
+    disruption.start();
     faults = new Faults(api, kubelet, this);
     Kubeconfig.write(config.kubeconfig(), api.kubectlUrl(), api.adminToken());
     startOperator();
@@ -184,6 +236,10 @@ public final class Sandbox implements AutoCloseable {
 
   public Kubelet kubelet() {
     return kubelet;
+  }
+
+  VolumeController volumes() {
+    return volumes;
   }
 
   /**
@@ -291,7 +347,22 @@ public final class Sandbox implements AutoCloseable {
     String ns = req.path("namespace").asText("default");
     String pod = req.path("pod").asText(null);
     String container = req.path("container").asText(null);
+    String node = req.path("node").asText(null);
     switch (action) {
+      case "node-down" -> {
+        faults.nodeDown(node);
+        return "node " + node + " is down";
+      }
+      case "node-up" -> {
+        faults.nodeUp(node);
+        return "node " + node + " is up";
+      }
+      case "node-delete" -> {
+        // this runs on the API server's event loop: what asks the API server over HTTP runs off it
+        faults.removeNode(node);
+        background(() -> volumes.deleteLocalVolumes(node));
+        return "node " + node + " deleted; its local volumes are deleted with their data";
+      }
       case "kill" -> faults.kill(ns, pod, container);
       case "delete" -> faults.delete(ns, pod);
       case "wipe" -> {
@@ -338,7 +409,7 @@ public final class Sandbox implements AutoCloseable {
               try {
                 step.run();
               } catch (Exception e) {
-                LOG.warn("operator fault failed: {}", e.toString());
+                LOG.warn("fault failed: {}", e.toString());
               }
             },
             "sandbox-operator-fault");
@@ -377,6 +448,10 @@ public final class Sandbox implements AutoCloseable {
     }
     quietly(this::stopOperator);
     quietly(this::writeUsage);
+    quietly(() -> close(disruption));
+    quietly(() -> close(podGc));
+    quietly(() -> close(nodeLifecycle));
+    quietly(() -> close(scheduler));
     quietly(() -> close(gc));
     quietly(() -> close(statefulSets));
     quietly(() -> close(volumes));

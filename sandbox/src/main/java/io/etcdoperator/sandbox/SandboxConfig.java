@@ -21,6 +21,13 @@ import java.util.HexFormat;
  * @param resync how often controllers re-examine everything even without events
  * @param rbacManifest the manifest of {@code deploy/} whose ServiceAccount the operator acts as,
  *     under its RBAC ({@code cluster-scope.yaml} by default, or {@code namespace-scope.yaml})
+ * @param nodes how many nodes the sandbox has: {@code node-0} ... {@code node-<n-1>} (default 3)
+ * @param nodeMonitorGracePeriod how long a node's Lease may go unrenewed before the node lifecycle
+ *     controller marks it Unknown and taints it unreachable (Kubernetes' default: 40 s)
+ * @param defaultTolerationSeconds the tolerationSeconds the DefaultTolerationSeconds admission
+ *     gives pods for the not-ready and unreachable taints (Kubernetes' default: 300 s)
+ * @param nodeLeaseRenewInterval how often each node's kubelet renews its Lease and posts its status
+ *     (Kubernetes' default: 10 s)
  */
 public record SandboxConfig(
     Path stateDir,
@@ -29,7 +36,11 @@ public record SandboxConfig(
     Duration maxRestartBackoff,
     Duration maxGracePeriod,
     Duration resync,
-    String rbacManifest) {
+    String rbacManifest,
+    int nodes,
+    Duration nodeMonitorGracePeriod,
+    Duration defaultTolerationSeconds,
+    Duration nodeLeaseRenewInterval) {
 
   /** The RBAC of {@code deploy/cluster-scope.yaml}: the operator watches every namespace. */
   public static final String CLUSTER_SCOPE = "cluster-scope.yaml";
@@ -46,17 +57,91 @@ public record SandboxConfig(
         Duration.ofMinutes(5),
         Duration.ofSeconds(30),
         Duration.ofSeconds(1),
-        CLUSTER_SCOPE);
+        CLUSTER_SCOPE,
+        3,
+        Duration.ofSeconds(40),
+        Duration.ofSeconds(300),
+        Duration.ofSeconds(10));
   }
 
   public SandboxConfig withRestartBackoff(Duration base, Duration max) {
     return new SandboxConfig(
-        stateDir, etcdBinaries, base, max, maxGracePeriod, resync, rbacManifest);
+        stateDir,
+        etcdBinaries,
+        base,
+        max,
+        maxGracePeriod,
+        resync,
+        rbacManifest,
+        nodes,
+        nodeMonitorGracePeriod,
+        defaultTolerationSeconds,
+        nodeLeaseRenewInterval);
   }
 
   public SandboxConfig withMaxGracePeriod(Duration grace) {
     return new SandboxConfig(
-        stateDir, etcdBinaries, restartBackoff, maxRestartBackoff, grace, resync, rbacManifest);
+        stateDir,
+        etcdBinaries,
+        restartBackoff,
+        maxRestartBackoff,
+        grace,
+        resync,
+        rbacManifest,
+        nodes,
+        nodeMonitorGracePeriod,
+        defaultTolerationSeconds,
+        nodeLeaseRenewInterval);
+  }
+
+  /** The number of nodes, {@code node-0} ... {@code node-<count-1>}; at least 1. */
+  public SandboxConfig withNodes(int count) {
+    if (count < 1) {
+      throw new IllegalArgumentException("a sandbox needs at least one node, not " + count);
+    }
+    return new SandboxConfig(
+        stateDir,
+        etcdBinaries,
+        restartBackoff,
+        maxRestartBackoff,
+        maxGracePeriod,
+        resync,
+        rbacManifest,
+        count,
+        nodeMonitorGracePeriod,
+        defaultTolerationSeconds,
+        nodeLeaseRenewInterval);
+  }
+
+  /**
+   * Node timings: the lifecycle controller's grace period for an unrenewed Lease, the default
+   * tolerationSeconds of the not-ready and unreachable taints, and the kubelets' Lease renewal
+   * interval (Kubernetes: 40 s, 300 s, 10 s).
+   */
+  public SandboxConfig withNodeTimings(
+      Duration gracePeriod, Duration defaultToleration, Duration renewInterval) {
+    return new SandboxConfig(
+        stateDir,
+        etcdBinaries,
+        restartBackoff,
+        maxRestartBackoff,
+        maxGracePeriod,
+        resync,
+        rbacManifest,
+        nodes,
+        gracePeriod,
+        defaultToleration,
+        renewInterval);
+  }
+
+  /** The name of node {@code i}: {@code node-<i>}. */
+  public static String nodeName(int i) {
+    return "node-" + i;
+  }
+
+  /** The names of this sandbox's nodes, in order. */
+  public java.util.List<String> nodeNames() {
+    return java.util.stream.IntStream.range(0, nodes).mapToObj(SandboxConfig::nodeName).toList();
   }
 
   /**
@@ -70,7 +155,11 @@ public record SandboxConfig(
         maxRestartBackoff,
         maxGracePeriod,
         resync,
-        manifest);
+        manifest,
+        nodes,
+        nodeMonitorGracePeriod,
+        defaultTolerationSeconds,
+        nodeLeaseRenewInterval);
   }
 
   /** The tag every process of a sandbox in this state directory carries (see ProcessSweeper). */

@@ -75,6 +75,11 @@ public final class ApiServer implements AutoCloseable {
     dispatcher.setPodProcesses(pods);
   }
 
+  /** The tolerationSeconds the DefaultTolerationSeconds admission gives new pods. */
+  public void setDefaultTolerationSeconds(long seconds) {
+    dispatcher.setDefaultTolerationSeconds(seconds);
+  }
+
   public void setControlHandler(ControlHandler handler) {
     dispatcher.setControlHandler(handler);
   }

@@ -19,6 +19,9 @@ public final class BuiltInTypes {
           ResourceType.builtIn(
               "", "persistentvolumeclaims", "PersistentVolumeClaim", true, true, null, "pvc"),
           ResourceType.builtIn("", "namespaces", "Namespace", false, true, null, "ns"),
+          ResourceType.builtIn("", "nodes", "Node", false, true, null, "no"),
+          ResourceType.builtIn(
+              "", "persistentvolumes", "PersistentVolume", false, true, null, "pv"),
           ResourceType.builtIn("", "events", "Event", true, false, null, "ev"),
           ResourceType.builtIn("", "serviceaccounts", "ServiceAccount", true, false, null, "sa"),
           ResourceType.builtIn("apps", "statefulsets", "StatefulSet", true, true, REPLICAS, "sts"),

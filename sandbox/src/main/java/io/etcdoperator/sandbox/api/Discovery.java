@@ -93,6 +93,23 @@ final class Discovery {
         s.put("kind", t.kind());
         s.putArray("verbs").add("get").add("patch").add("update");
       }
+      if (t.group().isEmpty() && t.plural().equals("pods")) {
+        // kubectl drain evicts through policy/v1 only when discovery names it here
+        ObjectNode e = resources.addObject();
+        e.put("name", "pods/eviction");
+        e.put("singularName", "");
+        e.put("namespaced", true);
+        e.put("group", "policy");
+        e.put("version", "v1");
+        e.put("kind", "Eviction");
+        e.putArray("verbs").add("create");
+        ObjectNode b = resources.addObject();
+        b.put("name", "pods/binding");
+        b.put("singularName", "");
+        b.put("namespaced", true);
+        b.put("kind", "Binding");
+        b.putArray("verbs").add("create");
+      }
       if (t.scale() != null) {
         ObjectNode s = resources.addObject();
         s.put("name", t.plural() + "/scale");

@@ -92,6 +92,7 @@ public final class SandboxDispatcher extends KubernetesCrudDispatcher {
   private volatile String serverAddress = "127.0.0.1:443";
   private volatile ControlHandler control;
   private volatile LogSource logs;
+  private volatile long defaultTolerationSeconds = 300;
 
   public SandboxDispatcher() {
     for (ResourceType t : BuiltInTypes.ALL) {
@@ -111,6 +112,11 @@ public final class SandboxDispatcher extends KubernetesCrudDispatcher {
 
   void setServerAddress(String hostPort) {
     this.serverAddress = hostPort;
+  }
+
+  /** The tolerationSeconds the DefaultTolerationSeconds admission gives new pods. */
+  void setDefaultTolerationSeconds(long seconds) {
+    this.defaultTolerationSeconds = seconds;
   }
 
   void setLogSource(LogSource logs) {
@@ -161,6 +167,10 @@ public final class SandboxDispatcher extends KubernetesCrudDispatcher {
         }
       }
       MockResponse r = route(request, new Caller(user, info));
+      if (r.getWebSocketListener() == null && r.header("Content-Type") == null) {
+        // without it, clients that asked for protobuf (kubectl) try to decode the JSON as protobuf
+        r.setHeader("Content-Type", "application/json");
+      }
       if (info.resourceRequest() && request.method() != HttpMethod.GET) {
         if (RBAC_GROUP.equals(info.group())) {
           rbacVersion.incrementAndGet();
@@ -358,10 +368,31 @@ public final class SandboxDispatcher extends KubernetesCrudDispatcher {
     if (method == HttpMethod.GET
         && api != null
         && api.name() == null
-        && "events".equals(api.plural())
+        && ("events".equals(api.plural()) || "pods".equals(api.plural()))
+        && api.group().isEmpty()
         && !path.contains("watch=true")
         && path.contains("fieldSelector=")) {
-      return eventsSelected(request, path);
+      return fieldSelected(request, path, api.plural());
+    }
+    if (method == HttpMethod.POST
+        && api != null
+        && api.group().isEmpty()
+        && api.namespace() != null
+        && ("pods".equals(api.plural()) && "binding".equals(api.subresource())
+            || "bindings".equals(api.plural()) && api.name() == null)) {
+      JsonNode binding = mapper.readTree(bodyOf(request));
+      String pod =
+          "pods".equals(api.plural())
+              ? api.name()
+              : binding.path("metadata").path("name").asText("");
+      return bind(api.namespace(), pod, binding);
+    }
+    if (method == HttpMethod.POST
+        && api != null
+        && api.group().isEmpty()
+        && "pods".equals(api.plural())
+        && "eviction".equals(api.subresource())) {
+      return evict(api, mapper.readTree(bodyOf(request)));
     }
     if (method == HttpMethod.DELETE
         && api != null
@@ -463,6 +494,9 @@ public final class SandboxDispatcher extends KubernetesCrudDispatcher {
       }
       CoreValidation.mutate(
           api.group(), api.plural(), (ObjectNode) object, old, this::nextClusterIp);
+      if (old == null && api.group().isEmpty() && api.plural().equals("pods")) {
+        DefaultTolerations.apply((ObjectNode) object, defaultTolerationSeconds);
+      }
       errors = CoreValidation.validate(api.group(), api.plural(), object, old);
       if (errors.isEmpty()
           && api.group().isEmpty()
@@ -695,9 +729,11 @@ public final class SandboxDispatcher extends KubernetesCrudDispatcher {
    * API server supports for Events ({@code involvedObject.kind/namespace/name/uid/apiVersion/
    * resourceVersion/fieldPath}, {@code reason}, {@code type}, {@code source}, {@code
    * metadata.name/namespace}), with {@code =}, {@code ==} and {@code !=}, as {@code kubectl
-   * describe} sends them.
+   * describe} sends them; likewise a list of pods, on any field by its path ({@code spec.nodeName},
+   * {@code status.phase}, ...), as {@code kubectl drain} lists a node's pods.
    */
-  private MockResponse eventsSelected(RecordedRequest request, String path) throws Exception {
+  private MockResponse fieldSelected(RecordedRequest request, String path, String plural)
+      throws Exception {
     int q = path.indexOf('?');
     String base = path.substring(0, q);
     List<String> kept = new ArrayList<>();
@@ -725,7 +761,7 @@ public final class SandboxDispatcher extends KubernetesCrudDispatcher {
     list.set("items", items);
     // The mock names its lists "List": kubectl describe decodes an EventList and shows no Events
     // from anything else.
-    list.put("kind", "EventList");
+    list.put("kind", plural.equals("pods") ? "PodList" : "EventList");
     list.put("apiVersion", "v1");
     MockResponse r = json(200, list.toString());
     if (wantsTable(request)) {
@@ -963,7 +999,7 @@ public final class SandboxDispatcher extends KubernetesCrudDispatcher {
   /**
    * Graceful deletion of a pod, as a real API server does it: the pod gets a deletionTimestamp and
    * stays (Terminating) until the kubelet has stopped its containers and releases it; a grace
-   * period of 0 removes it at once.
+   * period of 0, a pod bound to no node, and a pod that has finished are removed at once.
    */
   private MockResponse deletePod(RecordedRequest request, ApiPath api) throws Exception {
     synchronized (compositeWrites) {
@@ -977,7 +1013,15 @@ public final class SandboxDispatcher extends KubernetesCrudDispatcher {
       for (JsonNode f : meta.path("finalizers")) {
         ours |= TERMINATION_FINALIZER.equals(f.asText());
       }
-      if (gracePeriod(request) == 0) {
+      String phase = pod.path("status").path("phase").asText("");
+      // as the API server's CheckGracefulDelete: a pod no kubelet runs, or that has finished,
+      // goes at once
+      boolean immediate =
+          gracePeriod(request) == 0
+              || pod.path("spec").path("nodeName").asText("").isEmpty()
+              || phase.equals("Succeeded")
+              || phase.equals("Failed");
+      if (immediate) {
         if (ours) {
           com.fasterxml.jackson.databind.node.ArrayNode kept = mapper.createArrayNode();
           meta.path("finalizers")
@@ -1036,6 +1080,187 @@ public final class SandboxDispatcher extends KubernetesCrudDispatcher {
       // not DeleteOptions: no grace period asked
     }
     return -1;
+  }
+
+  /**
+   * The {@code pods/binding} subresource (also {@code POST bindings}), as the scheduler uses it:
+   * sets {@code spec.nodeName} of a pod that has none, and its PodScheduled condition True. A pod
+   * already bound or being deleted is a 409, as on a real server; the spec of a bound pod stays
+   * immutable to everyone else (see CoreValidation).
+   */
+  private MockResponse bind(String namespace, String name, JsonNode binding) throws Exception {
+    String node = binding.path("target").path("name").asText("");
+    if (node.isEmpty()) {
+      return status(
+          422, "Invalid", "Binding \"" + name + "\" is invalid: target.name: Required value");
+    }
+    String objectPath = "/api/v1/namespaces/" + namespace + "/pods/" + name;
+    synchronized (compositeWrites) {
+      MockResponse current = super.handleGet(objectPath);
+      if (current.code() != 200) {
+        return status(404, "NotFound", "pods \"" + name + "\" not found");
+      }
+      ObjectNode pod = (ObjectNode) mapper.readTree(current.getBody().readUtf8());
+      String conflict = null;
+      if (pod.path("metadata").has("deletionTimestamp")) {
+        conflict = "pod " + name + " is being deleted, cannot be assigned to a host";
+      } else if (!pod.path("spec").path("nodeName").asText("").isEmpty()) {
+        conflict =
+            "pod "
+                + name
+                + " is already assigned to node \""
+                + pod.path("spec").path("nodeName").asText()
+                + "\"";
+      }
+      if (conflict != null) {
+        return status(
+            409,
+            "Conflict",
+            "Operation cannot be fulfilled on pods/binding \"" + name + "\": " + conflict);
+      }
+      ((ObjectNode) pod.path("spec")).put("nodeName", node);
+      MockResponse put = super.dispatch(rewrite(HttpMethod.PUT, objectPath, pod.toString()));
+      if (put.code() >= 300) {
+        return put;
+      }
+      ObjectNode stored = (ObjectNode) mapper.readTree(put.getBody().readUtf8());
+      ObjectNode st =
+          stored.path("status").isObject()
+              ? (ObjectNode) stored.get("status")
+              : stored.putObject("status");
+      com.fasterxml.jackson.databind.node.ArrayNode conditions = mapper.createArrayNode();
+      for (JsonNode c : st.path("conditions")) {
+        if (!"PodScheduled".equals(c.path("type").asText())) {
+          conditions.add(c);
+        }
+      }
+      conditions
+          .addObject()
+          .put("type", "PodScheduled")
+          .put("status", "True")
+          .put(
+              "lastTransitionTime",
+              java.time.Instant.now()
+                  .truncatedTo(java.time.temporal.ChronoUnit.SECONDS)
+                  .toString());
+      st.set("conditions", conditions);
+      super.dispatch(rewrite(HttpMethod.PUT, objectPath + "/status", stored.toString()));
+      return json(201, success(201).toString());
+    }
+  }
+
+  private ObjectNode success(int code) {
+    ObjectNode s = mapper.createObjectNode();
+    s.put("kind", "Status");
+    s.put("apiVersion", "v1");
+    s.putObject("metadata");
+    s.put("status", "Success");
+    s.put("code", code);
+    return s;
+  }
+
+  /**
+   * The {@code pods/eviction} subresource (policy/v1 Eviction), as {@code kubectl drain} uses it: a
+   * pod that is Pending, finished or already being deleted is deleted at once; otherwise the
+   * PodDisruptionBudget of its namespace that selects it (more than one: 500, as the real server)
+   * must allow a disruption: its status must have been computed for its generation and say {@code
+   * disruptionsAllowed} above 0, which the eviction then decrements (so that two evictions do not
+   * both spend the last one); else 429 TooManyRequests with the real message and cause. The delete
+   * is graceful, with the Eviction's deleteOptions.
+   */
+  private MockResponse evict(ApiPath api, JsonNode eviction) throws Exception {
+    String objectPath = api.objectPath();
+    synchronized (compositeWrites) {
+      MockResponse current = super.handleGet(objectPath);
+      if (current.code() != 200) {
+        return status(404, "NotFound", "pods \"" + api.name() + "\" not found");
+      }
+      JsonNode pod = mapper.readTree(current.getBody().readUtf8());
+      String phase = pod.path("status").path("phase").asText("Pending");
+      boolean ignoreBudget =
+          pod.path("metadata").has("deletionTimestamp")
+              || List.of("Pending", "Succeeded", "Failed").contains(phase);
+      if (!ignoreBudget) {
+        List<JsonNode> budgets = new ArrayList<>();
+        MockResponse pdbs =
+            super.handleGet(
+                "/apis/policy/v1/namespaces/" + api.namespace() + "/poddisruptionbudgets");
+        if (pdbs.code() == 200) {
+          for (JsonNode pdb : mapper.readTree(pdbs.getBody().readUtf8()).path("items")) {
+            if (io.etcdoperator.sandbox.controller.Selectors.matches(
+                pdb.path("spec").path("selector"), pod.path("metadata").path("labels"))) {
+              budgets.add(pdb);
+            }
+          }
+        }
+        if (budgets.size() > 1) {
+          return status(
+              500,
+              "InternalError",
+              "This pod has more than one PodDisruptionBudget, which the eviction subresource does"
+                  + " not support.");
+        }
+        if (budgets.size() == 1) {
+          ObjectNode pdb = (ObjectNode) budgets.get(0);
+          JsonNode st = pdb.path("status");
+          long generation = pdb.path("metadata").path("generation").asLong(0);
+          String cause = null;
+          if (!st.has("observedGeneration")
+              || st.path("observedGeneration").asLong() < generation) {
+            cause =
+                "observedGeneration must be at least "
+                    + generation
+                    + " (received "
+                    + st.path("observedGeneration").asLong(0)
+                    + ")";
+          } else if (st.path("disruptionsAllowed").asInt(0) <= 0) {
+            cause =
+                "The disruption budget "
+                    + pdb.path("metadata").path("name").asText()
+                    + " needs "
+                    + st.path("desiredHealthy").asInt(0)
+                    + " healthy pods and has "
+                    + st.path("currentHealthy").asInt(0)
+                    + " currently";
+          }
+          if (cause != null) {
+            ObjectNode s =
+                statusNode(
+                    429,
+                    "TooManyRequests",
+                    "Cannot evict pod as it would violate the pod's disruption budget.");
+            s.putObject("details")
+                .putArray("causes")
+                .addObject()
+                .put("reason", "DisruptionBudget")
+                .put("message", cause);
+            return json(429, s.put("code", 429).toString());
+          }
+          ((ObjectNode) st).put("disruptionsAllowed", st.path("disruptionsAllowed").asInt() - 1);
+          String pdbPath =
+              "/apis/policy/v1/namespaces/"
+                  + api.namespace()
+                  + "/poddisruptionbudgets/"
+                  + pdb.path("metadata").path("name").asText()
+                  + "/status";
+          MockResponse put = super.dispatch(rewrite(HttpMethod.PUT, pdbPath, pdb.toString()));
+          if (put.code() >= 300) {
+            return put;
+          }
+        }
+      }
+      JsonNode options = eviction.path("deleteOptions");
+      String deletePath = objectPath;
+      if (options.has("gracePeriodSeconds")) {
+        deletePath += "?gracePeriodSeconds=" + options.get("gracePeriodSeconds").asLong();
+      }
+      MockResponse deleted =
+          deletePod(rewrite(HttpMethod.DELETE, deletePath, ""), ApiPath.parse(objectPath));
+      if (deleted.code() >= 300) {
+        return deleted;
+      }
+      return json(201, success(201).toString());
+    }
   }
 
   private MockResponse control(String verb, String body) {

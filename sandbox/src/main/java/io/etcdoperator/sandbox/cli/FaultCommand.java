@@ -32,19 +32,25 @@ import picocli.CommandLine.Parameters;
       "  partition POD make the pod's etcd ports unreachable from the operator only (its peers",
       "                and the kubelet's probes still reach it): its calls time out",
       "  heal POD      end the partition",
+      "  node-down NODE    freeze every pod's processes on the node and stop its kubelet",
+      "                    (no heartbeats: NotReady and tainted unreachable after 40 s)",
+      "  node-up NODE      thaw them; the kubelet acts again (pods deleted meanwhile go)",
+      "  node-delete NODE  kill the node's processes, delete the Node and its local volumes",
       "  operator stop|start   stop or start the operator inside the sandbox"
     })
 final class FaultCommand implements Callable<Integer> {
   @Parameters(
       index = "0",
       paramLabel = "ACTION",
-      description = "kill, delete, wipe, freeze, thaw, partition, heal or operator")
+      description =
+          "kill, delete, wipe, freeze, thaw, partition, heal, node-down, node-up, node-delete or"
+              + " operator")
   String action;
 
   @Parameters(
       index = "1",
       paramLabel = "TARGET",
-      description = "a pod name, or stop/start after operator")
+      description = "a pod name, a node name after node-*, or stop/start after operator")
   String target;
 
   @Option(
@@ -78,6 +84,10 @@ final class FaultCommand implements Callable<Integer> {
           body.put("container", container);
         }
       }
+      case "node-down", "node-up", "node-delete" -> {
+        body.put("action", action);
+        body.put("node", target);
+      }
       case "operator" -> {
         if (!target.equals("stop") && !target.equals("start")) {
           System.err.println("fault: operator takes stop or start, not " + target);
@@ -89,7 +99,8 @@ final class FaultCommand implements Callable<Integer> {
         System.err.println(
             "fault: unknown action "
                 + action
-                + " (kill, delete, wipe, freeze, thaw, partition, heal, operator)");
+                + " (kill, delete, wipe, freeze, thaw, partition, heal, node-down, node-up,"
+                + " node-delete, operator)");
         return 2;
       }
     }

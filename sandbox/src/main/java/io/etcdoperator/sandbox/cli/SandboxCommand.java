@@ -66,6 +66,13 @@ public final class SandboxCommand implements Callable<Integer> {
   Duration timeout;
 
   @Option(
+      names = "--nodes",
+      paramLabel = "N",
+      defaultValue = "3",
+      description = "Number of nodes, node-0 ... node-<N-1> (default: ${DEFAULT-VALUE}).")
+  int nodes;
+
+  @Option(
       names = "--object-store",
       description =
           "Also run an S3-compatible object store (s3proxy, filesystem backend, on 127.0.0.1) with"
@@ -95,6 +102,10 @@ public final class SandboxCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     Logging.quiet();
+    if (nodes < 1) {
+      err.println("sandbox: --nodes must be at least 1, not " + nodes);
+      return 2;
+    }
     if (System.getProperty(JvmHosts.PROPERTY) == null) {
       return Relauncher.relaunchWithHostsFile(dir, SandboxMain.class, rawArgs());
     }
@@ -106,7 +117,7 @@ public final class SandboxCommand implements Callable<Integer> {
     }
     Sandbox sandbox;
     try {
-      sandbox = Sandbox.start(SandboxConfig.defaults(dir), operator);
+      sandbox = Sandbox.start(SandboxConfig.defaults(dir).withNodes(nodes), operator);
     } catch (SandboxException e) {
       err.println("sandbox: " + e.getMessage());
       return 2;

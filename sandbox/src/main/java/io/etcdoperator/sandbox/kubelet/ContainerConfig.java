@@ -204,7 +204,7 @@ public record ContainerConfig(
       case "metadata.uid":
         return meta.getUid();
       case "spec.nodeName":
-        return pod.getSpec().getNodeName() == null ? "sandbox" : pod.getSpec().getNodeName();
+        return pod.getSpec().getNodeName() == null ? "" : pod.getSpec().getNodeName();
       case "spec.serviceAccountName":
         return pod.getSpec().getServiceAccountName() == null
             ? "default"

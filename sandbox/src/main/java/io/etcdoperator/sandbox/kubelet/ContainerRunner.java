@@ -185,6 +185,9 @@ final class ContainerRunner {
     int pulls = 0;
     try {
       while (true) {
+        if (!pod.awaitNodeUp()) {
+          return;
+        }
         ContainerConfig config;
         try {
           config = pod.resolveImage(container);
@@ -378,7 +381,7 @@ final class ContainerRunner {
   }
 
   private void probeOnce(Probe probe, ProbeState ps, Process p) {
-    if (!p.isAlive()) {
+    if (!p.isAlive() || !pod.nodeUp()) {
       return;
     }
     Prober.Result r = pod.prober().run(probe, container, pod.podIp(), p.pid());

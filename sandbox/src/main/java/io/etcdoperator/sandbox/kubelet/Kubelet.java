@@ -30,14 +30,27 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The sandbox's one node: runs every pod of the API as local processes.
+ * The kubelets of the sandbox's nodes, in one object: runs the pods bound to each node as local
+ * processes, and keeps each node registered and its Lease renewed.
  *
- * <p>Algorithm, level-based: on every pod event and every resync, each pod in the API that is not
- * being deleted and has no worker gets a {@link PodWorker}; each worker whose pod (by uid) is gone
- * from the API or marked for deletion is asked to stop. A new worker for a namespace/name waits
- * until the previous worker of that name has terminated. Pod status is written by one writer
- * thread, for the pod's uid only, and only when it changed. The {@link ClusterDns} is refreshed
- * whenever an address, a readiness, a pod's labels or a Service change.
+ * <p>Algorithm, level-based: on every pod event and every resync, each pod in the API that is bound
+ * ({@code spec.nodeName}) to a node whose kubelet is up, is not being deleted and has no worker
+ * gets a {@link PodWorker}; a pod without a node is not started (it is Pending until the scheduler
+ * binds it). Each worker on an up node whose pod (by uid) is gone from the API or marked for
+ * deletion is asked to stop. A new worker for a namespace/name waits until the previous worker of
+ * that name has terminated. Pod status is written by one writer thread, for the pod's uid only, and
+ * only when it changed. The {@link ClusterDns} is refreshed whenever an address, a readiness, a
+ * pod's labels or a Service change.
+ *
+ * <p>Nodes: at start each node is registered (a Node object with the hostname, os and zone labels)
+ * and then, every {@link SandboxConfig#nodeLeaseRenewInterval()}, its Lease in {@code
+ * kube-node-lease} is renewed and its status posted when its Ready condition is not True or was
+ * last posted five minutes ago (a deleted Node object is registered again, as a kubelet does). A
+ * node taken down ({@link #nodeDown}) is a kubelet that has stopped: its pods' processes are
+ * frozen, and for its pods nothing happens at all (no Lease renewal, no status writes, no starts,
+ * restarts or probes, no stops, no completion of terminations) until {@link #nodeUp}, after which
+ * it acts on what changed meanwhile: every status is written again, and pods deleted meanwhile are
+ * stopped and released. {@link #removeNode} kills the node's processes at once and forgets it.
  */
 public final class Kubelet implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Kubelet.class);
@@ -59,6 +72,9 @@ public final class Kubelet implements AutoCloseable {
   private final java.util.concurrent.atomic.AtomicBoolean refreshQueued =
       new java.util.concurrent.atomic.AtomicBoolean();
   private volatile boolean closed;
+  private final Set<String> nodes = new java.util.concurrent.ConcurrentSkipListSet<>();
+  private final Set<String> down = ConcurrentHashMap.newKeySet();
+  private final Map<String, java.time.Instant> statusPosted = new ConcurrentHashMap<>();
   private String dnsAddress;
   private io.etcdoperator.sandbox.net.BlackHole blackHole;
 
@@ -78,6 +94,7 @@ public final class Kubelet implements AutoCloseable {
               return t;
             });
     this.objects = new DirectObjects();
+    this.nodes.addAll(config.nodeNames());
     this.etcdImages = EtcdImages.scan(config.etcdBinaries());
     LOG.info(
         "etcd images run the local versions {} (from {})",
@@ -97,8 +114,117 @@ public final class Kubelet implements AutoCloseable {
     // the sandbox's shared client would queue its other requests behind them.
     scheduler.scheduleWithFixedDelay(this::queueVolumeRefresh, 1, 1, TimeUnit.SECONDS);
     statusWriter.start();
+    for (String node : nodes) {
+      NodeStatus.register(client, node);
+      NodeStatus.renewLease(client, node, config.nodeMonitorGracePeriod());
+    }
     scheduler.scheduleWithFixedDelay(
         this::sync, 0, config.resync().toMillis(), TimeUnit.MILLISECONDS);
+    scheduler.scheduleWithFixedDelay(
+        this::heartbeats, 0, config.nodeLeaseRenewInterval().toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  // --- nodes ---
+
+  /** The nodes this kubelet runs (deleted ones excluded). */
+  public Set<String> nodes() {
+    return Set.copyOf(nodes);
+  }
+
+  /** Whether the node's kubelet runs and acts. */
+  public boolean up(String node) {
+    return node != null && nodes.contains(node) && !down.contains(node);
+  }
+
+  private void heartbeats() {
+    for (String node : nodes) {
+      heartbeat(node);
+    }
+  }
+
+  private void heartbeat(String node) {
+    if (closed || !up(node)) {
+      return;
+    }
+    try {
+      NodeStatus.renewLease(client, node, config.nodeMonitorGracePeriod());
+      java.time.Instant last = statusPosted.get(node);
+      if (NodeStatus.post(client, node, last)) {
+        statusPosted.put(node, java.time.Instant.now());
+      }
+    } catch (KubernetesClientException e) {
+      LOG.debug("node {}: heartbeat failed: {}", node, e.getMessage());
+    }
+  }
+
+  /**
+   * The node's kubelet stops: every process of its pods is frozen (SIGSTOP) and it does nothing for
+   * them, nor renews its Lease, until {@link #nodeUp}.
+   */
+  public void nodeDown(String node) {
+    requireNode(node);
+    synchronized (this) {
+      down.add(node);
+    }
+    for (PodWorker w : workers.values()) {
+      if (node.equals(w.node())) {
+        new PodHandle(w).freeze();
+      }
+    }
+    LOG.info("node {} is down", node);
+  }
+
+  /**
+   * The node's kubelet is back: its processes thawed, its Lease renewed and status posted, every
+   * pod's status written again, and pods deleted meanwhile stopped.
+   */
+  public void nodeUp(String node) {
+    requireNode(node);
+    synchronized (this) {
+      down.remove(node);
+    }
+    for (PodWorker w : workers.values()) {
+      if (node.equals(w.node())) {
+        new PodHandle(w).thaw();
+        written.remove(w.uid());
+        podChanged(w);
+      }
+    }
+    statusPosted.remove(node);
+    LOG.info("node {} is up", node);
+    scheduler.execute(() -> heartbeat(node));
+    scheduler.execute(this::sync);
+  }
+
+  /** The node is gone: its processes are killed at once (no grace period) and it is forgotten. */
+  public void removeNode(String node) {
+    requireNode(node);
+    List<PodWorker> gone = new ArrayList<>();
+    synchronized (this) {
+      nodes.remove(node);
+      down.remove(node);
+      for (PodWorker w : workers.values()) {
+        if (node.equals(w.node())) {
+          gone.add(w);
+          w.kill();
+        }
+      }
+    }
+    for (PodWorker w : gone) {
+      try {
+        w.awaitTermination(Duration.ofSeconds(15));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
+    LOG.info("node {} removed, {} pods killed", node, gone.size());
+  }
+
+  private void requireNode(String node) {
+    if (!nodes.contains(node)) {
+      throw new IllegalArgumentException("no node " + node + " (nodes: " + nodes() + ")");
+    }
   }
 
   /** The cluster DNS the kubelet keeps. */
@@ -195,14 +321,30 @@ public final class Kubelet implements AutoCloseable {
         inApi.put(p.getMetadata().getUid(), p);
       }
       for (PodWorker w : workers.values()) {
+        if (!up(w.node())) {
+          continue;
+        }
         Pod p = inApi.get(w.uid());
         if ((p == null || p.getMetadata().getDeletionTimestamp() != null) && !w.stopping()) {
           LOG.debug("stopping pod {}", w.key());
           w.requestStop();
         }
       }
+      Set<String> running = new java.util.HashSet<>(workers.keySet());
       for (Pod p : inApi.values()) {
+        if (p.getMetadata().getDeletionTimestamp() != null
+            && up(p.getSpec().getNodeName())
+            && !running.contains(p.getMetadata().getUid())
+            && p.getMetadata().getFinalizers().contains(SandboxDispatcher.TERMINATION_FINALIZER)) {
+          // nothing of it runs here (it ended while its node was down, or never started)
+          String ns = p.getMetadata().getNamespace();
+          String name = p.getMetadata().getName();
+          String uid = p.getMetadata().getUid();
+          scheduler.execute(() -> releaseTermination(ns, name, uid));
+          continue;
+        }
         if (p.getMetadata().getDeletionTimestamp() == null
+            && up(p.getSpec().getNodeName())
             && !workers.containsKey(p.getMetadata().getUid())) {
           PodWorker w = new PodWorker(this, p);
           workers.put(w.uid(), w);
@@ -241,7 +383,7 @@ public final class Kubelet implements AutoCloseable {
     workers.remove(w.uid(), w);
     written.remove(w.uid());
     dns.forget(w.uid());
-    if (!closed) {
+    if (!closed && up(w.node())) {
       scheduler.execute(
           () ->
               releaseTermination(
@@ -357,7 +499,7 @@ public final class Kubelet implements AutoCloseable {
       }
       for (String uid : batch) {
         PodWorker w = workers.get(uid);
-        if (w != null && !w.isTerminated()) {
+        if (w != null && !w.isTerminated() && up(w.node())) {
           writeStatus(w);
         }
       }

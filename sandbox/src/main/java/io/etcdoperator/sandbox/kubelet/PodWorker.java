@@ -26,7 +26,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One pod (one uid) on the sandbox's node, from admission to termination, on its own thread.
+ * One pod (one uid) on its node, from admission to termination, on its own thread. While the node
+ * is down nothing starts or restarts (each step waits for the node to be up again).
  *
  * <p>Start: wait until no earlier pod of the same namespace and name still has processes (a pod
  * deleted and recreated under its name never overlaps its predecessor on the same volume); take a
@@ -57,6 +58,7 @@ final class PodWorker {
   private volatile String pendingReason = "ContainerCreating";
   private volatile String pendingMessage;
   private volatile boolean stopping;
+  private volatile boolean killed;
   private final Map<String, String> transitions = new LinkedHashMap<>();
   private final Object hold = new Object();
   private boolean held;
@@ -83,6 +85,42 @@ final class PodWorker {
 
   String podIp() {
     return podIp;
+  }
+
+  /** The node the pod is bound to. */
+  String node() {
+    return pod.getSpec().getNodeName();
+  }
+
+  /** Whether the pod's node's kubelet acts now (it does nothing for the pod while it is down). */
+  boolean nodeUp() {
+    return kubelet.up(node());
+  }
+
+  /**
+   * Waits while the pod's node is down; false if the pod was stopped meanwhile or the node is gone.
+   */
+  boolean awaitNodeUp() {
+    while (!kubelet.up(node())) {
+      if (stopping || !kubelet.nodes().contains(node())) {
+        return false;
+      }
+      try {
+        if (stopRequested.await(100, java.util.concurrent.TimeUnit.MILLISECONDS)) {
+          return false;
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return false;
+      }
+    }
+    return !stopping;
+  }
+
+  /** Stops the pod with no grace period: its processes get SIGKILL (its node is gone). */
+  void kill() {
+    killed = true;
+    requestStop();
   }
 
   void start() {
@@ -133,6 +171,9 @@ final class PodWorker {
         return;
       }
       while (!stopping) {
+        if (!awaitNodeUp()) {
+          return;
+        }
         try {
           volumes = Volumes.prepare(kubelet, pod);
           break;
@@ -145,7 +186,7 @@ final class PodWorker {
           }
         }
       }
-      if (stopping) {
+      if (stopping || !awaitNodeUp()) {
         return;
       }
       podIp = kubelet.addresses().acquire();
@@ -217,7 +258,7 @@ final class PodWorker {
   }
 
   private void shutdown() {
-    Duration grace = Duration.ofSeconds(graceSeconds(null));
+    Duration grace = killed ? Duration.ZERO : Duration.ofSeconds(graceSeconds(null));
     for (ContainerRunner r : initContainers()) {
       try {
         r.stop(grace);

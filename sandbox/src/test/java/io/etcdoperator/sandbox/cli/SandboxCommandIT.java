@@ -191,6 +191,67 @@ class SandboxCommandIT {
   }
 
   @Test
+  void nodeFaultVerbsReachARunningSandbox() throws Exception {
+    Path state = dir.resolve("nodes");
+    try (Sandbox sandbox =
+        Sandbox.start(
+            SandboxConfig.defaults(state)
+                .withNodeTimings(
+                    Duration.ofSeconds(3), Duration.ofSeconds(4), Duration.ofSeconds(1)),
+            OperatorLauncher.NONE)) {
+      sandbox
+          .client()
+          .pods()
+          .resource(
+              new PodBuilder()
+                  .withNewMetadata()
+                  .withName("on-one")
+                  .withNamespace("default")
+                  .endMetadata()
+                  .withNewSpec()
+                  .withNodeSelector(java.util.Map.of("kubernetes.io/hostname", "node-1"))
+                  .addNewContainer()
+                  .withName("main")
+                  .withImage("busybox")
+                  .withCommand("/bin/sh", "-c", "exec sleep 3600")
+                  .endContainer()
+                  .endSpec()
+                  .build())
+          .create();
+      await()
+          .atMost(Duration.ofSeconds(20))
+          .until(
+              () ->
+                  sandbox.kubelet().pod("default", "on-one") != null
+                      && sandbox.kubelet().pod("default", "on-one").pid(null) > 0);
+      long pid = sandbox.kubelet().pod("default", "on-one").pid(null);
+
+      Run down = run(new FaultCommand(), "node-down", "node-1", "--dir", state.toString());
+      assertThat(down.code()).as(down.err()).isZero();
+      assertThat(down.out()).contains("node node-1 is down");
+      String stat = Files.readString(Path.of("/proc", String.valueOf(pid), "stat"));
+      assertThat(stat.substring(stat.lastIndexOf(')') + 2).charAt(0)).isEqualTo('T');
+      Run up = run(new FaultCommand(), "node-up", "node-1", "--dir", state.toString());
+      assertThat(up.out()).contains("node node-1 is up");
+      Run unknown = run(new FaultCommand(), "node-down", "node-9", "--dir", state.toString());
+      assertThat(unknown.code()).isEqualTo(1);
+      assertThat(unknown.err()).contains("no node node-9");
+      Run delete = run(new FaultCommand(), "node-delete", "node-1", "--dir", state.toString());
+      assertThat(delete.out()).contains("node node-1 deleted");
+      await()
+          .atMost(Duration.ofSeconds(20))
+          .until(
+              () ->
+                  sandbox.client().nodes().withName("node-1").get() == null
+                      && sandbox.client().pods().inNamespace("default").withName("on-one").get()
+                          == null);
+    }
+    Captured cmd = command();
+    assertThat(cmd.execute("--nodes", "0", "--dir", dir.resolve("zero").toString())).isEqualTo(2);
+    assertThat(cmd.toString()).contains("--nodes must be at least 1");
+  }
+
+  @Test
   void withoutRootItSaysSoInOneSentence() throws Exception {
     Path jar = Path.of("target", "etcd-operator-sandbox.jar").toAbsolutePath();
     assumeTrue(Files.exists(jar), "the launcher jar is built in the package phase");
