@@ -211,6 +211,18 @@ class NodesIT {
         .send(r, HttpResponse.BodyHandlers.ofString());
   }
 
+  private String kubectl(String... args) throws Exception {
+    List<String> cmd =
+        new ArrayList<>(
+            List.of("/usr/bin/kubectl", "--kubeconfig", sandbox.config().kubeconfig().toString()));
+    cmd.addAll(List.of(args));
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    assertThat(p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+    String out = new String(p.getInputStream().readAllBytes());
+    assertThat(p.exitValue()).as(out).isZero();
+    return out;
+  }
+
   // --- tests ---
 
   @Test
@@ -794,6 +806,12 @@ class NodesIT {
         .contains("evicting pod default/" + onNode1)
         .contains("node/node-1 drained");
     assertThat(node("node-1").getSpec().getUnschedulable()).isTrue();
+    assertThat(kubectl("get", "nodes"))
+        .contains("STATUS", "VERSION")
+        .containsPattern("node-1 +Ready,SchedulingDisabled")
+        .containsPattern("node-0 +Ready ");
+    assertThat(kubectl("get", "pv")).contains("Bound", "default/data-drained-0", "standard");
+    assertThat(kubectl("get", "pods", "-o", "wide")).contains("NODE");
     String name = onNode1;
     Pod moved = awaitPod(name, x -> !x.getMetadata().getUid().equals(uid) && ready(x));
     assertThat(nodeOf(moved)).isIn("node-0", "node-2");
