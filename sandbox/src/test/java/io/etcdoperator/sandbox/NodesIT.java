@@ -475,6 +475,25 @@ class NodesIT {
       awaitPod(p, NodesIT::ready);
     }
     long pid = sandbox.kubelet().pod("default", "tolerant").pid(null);
+    k.services()
+        .resource(
+            new io.fabric8.kubernetes.api.model.ServiceBuilder()
+                .withNewMetadata()
+                .withName("tolerant")
+                .withNamespace("default")
+                .endMetadata()
+                .withNewSpec()
+                .withSelector(Map.of("app", "tolerant"))
+                .addNewPort()
+                .withPort(80)
+                .endPort()
+                .endSpec()
+                .build())
+        .create();
+    String address = sandbox.kubelet().pod("default", "tolerant").ip();
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> address.equals(sandbox.resolve("tolerant.default.svc")));
 
     sandbox.faults().nodeDown("node-1");
     assertThat(state(pid)).isEqualTo('T');
@@ -494,6 +513,10 @@ class NodesIT {
     assertThat(nodeReady(down).getMessage()).isEqualTo("Kubelet stopped posting node status.");
     assertThat(down.getSpec().getTaints()).allMatch(t -> t.getTimeAdded() != null);
     awaitPod("tolerant", p -> !ready(p));
+    // its Service no longer sends clients to it, as endpoints follow the Ready condition
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> sandbox.resolve("tolerant.default.svc") == null);
     // after its 4 s toleration: deleted, and Terminating for as long as the node is away
     awaitPod("fragile", p -> p.getMetadata().getDeletionTimestamp() != null);
     await()
@@ -518,6 +541,9 @@ class NodesIT {
     sandbox.faults().nodeUp("node-1");
     await().atMost(Duration.ofSeconds(20)).until(() -> pod("fragile") == null);
     Pod tolerant = awaitPod("tolerant", NodesIT::ready);
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> address.equals(sandbox.resolve("tolerant.default.svc")));
     assertThat(tolerant.getSpec().getNodeName()).isEqualTo("node-1");
     assertThat(state(pid)).isNotEqualTo('T');
     Node up =
