@@ -211,6 +211,18 @@ class NodesIT {
         .send(r, HttpResponse.BodyHandlers.ofString());
   }
 
+  private String kubectl(String... args) throws Exception {
+    List<String> cmd =
+        new ArrayList<>(
+            List.of("/usr/bin/kubectl", "--kubeconfig", sandbox.config().kubeconfig().toString()));
+    cmd.addAll(List.of(args));
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    assertThat(p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+    String out = new String(p.getInputStream().readAllBytes());
+    assertThat(p.exitValue()).as(out).isZero();
+    return out;
+  }
+
   // --- tests ---
 
   @Test
@@ -463,6 +475,25 @@ class NodesIT {
       awaitPod(p, NodesIT::ready);
     }
     long pid = sandbox.kubelet().pod("default", "tolerant").pid(null);
+    k.services()
+        .resource(
+            new io.fabric8.kubernetes.api.model.ServiceBuilder()
+                .withNewMetadata()
+                .withName("tolerant")
+                .withNamespace("default")
+                .endMetadata()
+                .withNewSpec()
+                .withSelector(Map.of("app", "tolerant"))
+                .addNewPort()
+                .withPort(80)
+                .endPort()
+                .endSpec()
+                .build())
+        .create();
+    String address = sandbox.kubelet().pod("default", "tolerant").ip();
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> address.equals(sandbox.resolve("tolerant.default.svc")));
 
     sandbox.faults().nodeDown("node-1");
     assertThat(state(pid)).isEqualTo('T');
@@ -482,6 +513,10 @@ class NodesIT {
     assertThat(nodeReady(down).getMessage()).isEqualTo("Kubelet stopped posting node status.");
     assertThat(down.getSpec().getTaints()).allMatch(t -> t.getTimeAdded() != null);
     awaitPod("tolerant", p -> !ready(p));
+    // its Service no longer sends clients to it, as endpoints follow the Ready condition
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> sandbox.resolve("tolerant.default.svc") == null);
     // after its 4 s toleration: deleted, and Terminating for as long as the node is away
     awaitPod("fragile", p -> p.getMetadata().getDeletionTimestamp() != null);
     await()
@@ -506,6 +541,9 @@ class NodesIT {
     sandbox.faults().nodeUp("node-1");
     await().atMost(Duration.ofSeconds(20)).until(() -> pod("fragile") == null);
     Pod tolerant = awaitPod("tolerant", NodesIT::ready);
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> address.equals(sandbox.resolve("tolerant.default.svc")));
     assertThat(tolerant.getSpec().getNodeName()).isEqualTo("node-1");
     assertThat(state(pid)).isNotEqualTo('T');
     Node up =
@@ -794,6 +832,12 @@ class NodesIT {
         .contains("evicting pod default/" + onNode1)
         .contains("node/node-1 drained");
     assertThat(node("node-1").getSpec().getUnschedulable()).isTrue();
+    assertThat(kubectl("get", "nodes"))
+        .contains("STATUS", "VERSION")
+        .containsPattern("node-1 +Ready,SchedulingDisabled")
+        .containsPattern("node-0 +Ready ");
+    assertThat(kubectl("get", "pv")).contains("Bound", "default/data-drained-0", "standard");
+    assertThat(kubectl("get", "pods", "-o", "wide")).contains("NODE");
     String name = onNode1;
     Pod moved = awaitPod(name, x -> !x.getMetadata().getUid().equals(uid) && ready(x));
     assertThat(nodeOf(moved)).isIn("node-0", "node-2");

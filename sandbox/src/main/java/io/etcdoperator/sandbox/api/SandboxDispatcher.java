@@ -1213,6 +1213,13 @@ public final class SandboxDispatcher extends KubernetesCrudDispatcher {
                     + " (received "
                     + st.path("observedGeneration").asLong(0)
                     + ")";
+          } else if (!podReady(pod)
+              && ("AlwaysAllow".equals(pdb.path("spec").path("unhealthyPodEvictionPolicy").asText())
+                  || st.path("desiredHealthy").asInt(0) > 0
+                      && st.path("currentHealthy").asInt(0)
+                          >= st.path("desiredHealthy").asInt(0))) {
+            // an unready pod does not count as healthy: evicting it spends nothing
+            budgets.clear();
           } else if (st.path("disruptionsAllowed").asInt(0) <= 0) {
             cause =
                 "The disruption budget "
@@ -1236,6 +1243,9 @@ public final class SandboxDispatcher extends KubernetesCrudDispatcher {
                 .put("message", cause);
             return json(429, s.put("code", 429).toString());
           }
+          if (budgets.isEmpty()) {
+            return deleteEvicted(objectPath, eviction);
+          }
           ((ObjectNode) st).put("disruptionsAllowed", st.path("disruptionsAllowed").asInt() - 1);
           String pdbPath =
               "/apis/policy/v1/namespaces/"
@@ -1249,18 +1259,31 @@ public final class SandboxDispatcher extends KubernetesCrudDispatcher {
           }
         }
       }
-      JsonNode options = eviction.path("deleteOptions");
-      String deletePath = objectPath;
-      if (options.has("gracePeriodSeconds")) {
-        deletePath += "?gracePeriodSeconds=" + options.get("gracePeriodSeconds").asLong();
-      }
-      MockResponse deleted =
-          deletePod(rewrite(HttpMethod.DELETE, deletePath, ""), ApiPath.parse(objectPath));
-      if (deleted.code() >= 300) {
-        return deleted;
-      }
-      return json(201, success(201).toString());
+      return deleteEvicted(objectPath, eviction);
     }
+  }
+
+  private MockResponse deleteEvicted(String objectPath, JsonNode eviction) throws Exception {
+    JsonNode options = eviction.path("deleteOptions");
+    String deletePath = objectPath;
+    if (options.has("gracePeriodSeconds")) {
+      deletePath += "?gracePeriodSeconds=" + options.get("gracePeriodSeconds").asLong();
+    }
+    MockResponse deleted =
+        deletePod(rewrite(HttpMethod.DELETE, deletePath, ""), ApiPath.parse(objectPath));
+    if (deleted.code() >= 300) {
+      return deleted;
+    }
+    return json(201, success(201).toString());
+  }
+
+  private static boolean podReady(JsonNode pod) {
+    for (JsonNode c : pod.path("status").path("conditions")) {
+      if ("Ready".equals(c.path("type").asText()) && "True".equals(c.path("status").asText())) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private MockResponse control(String verb, String body) {

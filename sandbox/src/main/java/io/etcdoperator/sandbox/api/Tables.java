@@ -106,6 +106,50 @@ final class Tables {
         c.add(new Column("Restarts", "string", 0, Tables::restarts));
         c.add(new Column("Age", "string", 0, Tables::age));
         c.add(new Column("IP", "string", 1, o -> o.path("status").path("podIP").asText("<none>")));
+        c.add(
+            new Column("Node", "string", 1, o -> o.path("spec").path("nodeName").asText("<none>")));
+      }
+      case "Node" -> {
+        c.add(new Column("Status", "string", 0, Tables::nodeStatus));
+        c.add(new Column("Roles", "string", 0, o -> "<none>"));
+        c.add(new Column("Age", "string", 0, Tables::age));
+        c.add(
+            new Column(
+                "Version",
+                "string",
+                0,
+                o -> o.path("status").path("nodeInfo").path("kubeletVersion").asText("")));
+      }
+      case "PersistentVolume" -> {
+        c.add(
+            new Column(
+                "Capacity",
+                "string",
+                0,
+                o -> o.path("spec").path("capacity").path("storage").asText("")));
+        c.add(
+            new Column(
+                "Reclaim Policy",
+                "string",
+                0,
+                o -> o.path("spec").path("persistentVolumeReclaimPolicy").asText("")));
+        c.add(new Column("Status", "string", 0, o -> o.path("status").path("phase").asText("")));
+        c.add(
+            new Column(
+                "Claim",
+                "string",
+                0,
+                o ->
+                    o.path("spec").path("claimRef").path("namespace").asText("")
+                        + "/"
+                        + o.path("spec").path("claimRef").path("name").asText("")));
+        c.add(
+            new Column(
+                "StorageClass",
+                "string",
+                0,
+                o -> o.path("spec").path("storageClassName").asText("")));
+        c.add(new Column("Age", "string", 0, Tables::age));
       }
       case "StatefulSet" -> {
         c.add(
@@ -138,6 +182,13 @@ final class Tables {
                 "string",
                 0,
                 o -> o.path("status").path("capacity").path("storage").asText("")));
+        c.add(new Column("Volume", "string", 0, o -> o.path("spec").path("volumeName").asText("")));
+        c.add(
+            new Column(
+                "StorageClass",
+                "string",
+                0,
+                o -> o.path("spec").path("storageClassName").asText("")));
         c.add(new Column("Age", "string", 0, Tables::age));
       }
       case "ConfigMap" -> {
@@ -206,6 +257,21 @@ final class Tables {
       }
     }
     return o.path("status").path("phase").asText("Pending");
+  }
+
+  /**
+   * As kubectl prints a node: Ready or NotReady (Unknown too), then SchedulingDisabled if cordoned.
+   */
+  private static String nodeStatus(JsonNode o) {
+    String ready = "NotReady";
+    for (JsonNode c : o.path("status").path("conditions")) {
+      if (c.path("type").asText().equals("Ready") && c.path("status").asText().equals("True")) {
+        ready = "Ready";
+      }
+    }
+    return o.path("spec").path("unschedulable").asBoolean(false)
+        ? ready + ",SchedulingDisabled"
+        : ready;
   }
 
   private static String restarts(JsonNode o) {

@@ -219,6 +219,10 @@ final class ContainerRunner {
         if (!ProcessLauncher.awaitExec(p, Duration.ofSeconds(10)) && p.isAlive()) {
           log("the container's setup did not finish within 10s");
         }
+        if (!pod.nodeUp()) {
+          // the node went down while it started: frozen with the others
+          Signals.toGroup(p.pid(), "STOP");
+        }
         synchronized (lock) {
           if (stopping) {
             process = p;

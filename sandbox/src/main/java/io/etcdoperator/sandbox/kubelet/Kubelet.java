@@ -294,6 +294,9 @@ public final class Kubelet implements AutoCloseable {
           refreshQueued.set(false);
           for (PodWorker w : workers.values()) {
             Volumes v = w.volumes();
+            if (!up(w.node())) {
+              continue;
+            }
             if (v == null) {
               continue;
             }
@@ -424,10 +427,20 @@ public final class Kubelet implements AutoCloseable {
                 p,
                 ip,
                 w.containers().stream().allMatch(ContainerRunner::ready)
-                    && !w.containers().isEmpty()));
+                    && !w.containers().isEmpty()
+                    // on a node that is down, the last word is the API's: Ready False once the
+                    // node lifecycle controller has marked it, as endpoints follow it
+                    && (up(w.node()) || apiReady(p))));
       }
     }
     return out;
+  }
+
+  private static boolean apiReady(Pod p) {
+    return p.getStatus() == null
+        || p.getStatus().getConditions() == null
+        || p.getStatus().getConditions().stream()
+            .noneMatch(c -> "Ready".equals(c.getType()) && "False".equals(c.getStatus()));
   }
 
   private List<Service> services() {

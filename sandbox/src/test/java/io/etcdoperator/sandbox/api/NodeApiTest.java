@@ -245,6 +245,91 @@ class NodeApiTest {
     assertThat(k.pods().inNamespace("default").withName("waiting").get()).isNull();
   }
 
+  private void running(String name, boolean ready) throws Exception {
+    pod(name);
+    bind(name, "node-0");
+    Pod p = k.pods().inNamespace("default").withName(name).get();
+    p.getStatus().setPhase("Running");
+    p.getStatus()
+        .getConditions()
+        .add(
+            new io.fabric8.kubernetes.api.model.PodConditionBuilder()
+                .withType("Ready")
+                .withStatus(ready ? "True" : "False")
+                .build());
+    k.pods().resource(p).updateStatus();
+  }
+
+  private void budgetStatus(int healthy, int desired, int allowed) {
+    var b = k.policy().v1().podDisruptionBudget().inNamespace("default").withName("b").get();
+    b.setStatus(
+        new io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetStatusBuilder()
+            .withObservedGeneration(
+                b.getMetadata().getGeneration() == null ? 0L : b.getMetadata().getGeneration())
+            .withCurrentHealthy(healthy)
+            .withDesiredHealthy(desired)
+            .withDisruptionsAllowed(allowed)
+            .withExpectedPods(3)
+            .build());
+    k.policy().v1().podDisruptionBudget().resource(b).updateStatus();
+  }
+
+  @Test
+  void anUnreadyPodIsEvictedWhenTheBudgetHasItsHealthyPodsAndOnlyThen() throws Exception {
+    running("well", true);
+    running("sick", false);
+    k.policy()
+        .v1()
+        .podDisruptionBudget()
+        .resource(
+            new PodDisruptionBudgetBuilder()
+                .withNewMetadata()
+                .withName("b")
+                .withNamespace("default")
+                .endMetadata()
+                .withNewSpec()
+                .withMinAvailable(new IntOrString(2))
+                .withSelector(
+                    new LabelSelectorBuilder().withMatchLabels(Map.of("app", "x")).build())
+                .endSpec()
+                .build())
+        .create();
+    String eviction =
+        "{\"apiVersion\":\"policy/v1\",\"kind\":\"Eviction\",\"metadata\":{\"name\":\"NAME\"}}";
+    budgetStatus(1, 2, 0);
+    assertThat(
+            post("/api/v1/namespaces/default/pods/sick/eviction", eviction.replace("NAME", "sick"))
+                .statusCode())
+        .isEqualTo(429);
+    budgetStatus(2, 2, 0);
+    assertThat(
+            post("/api/v1/namespaces/default/pods/well/eviction", eviction.replace("NAME", "well"))
+                .statusCode())
+        .isEqualTo(429);
+    assertThat(
+            post("/api/v1/namespaces/default/pods/sick/eviction", eviction.replace("NAME", "sick"))
+                .statusCode())
+        .isEqualTo(201);
+    assertThat(
+            k.pods()
+                .inNamespace("default")
+                .withName("sick")
+                .get()
+                .getMetadata()
+                .getDeletionTimestamp())
+        .isNotNull();
+    assertThat(
+            k.policy()
+                .v1()
+                .podDisruptionBudget()
+                .inNamespace("default")
+                .withName("b")
+                .get()
+                .getStatus()
+                .getDisruptionsAllowed())
+        .isZero();
+  }
+
   @Test
   void podListsAreFilteredByFieldSelector() throws Exception {
     pod("on-0");
