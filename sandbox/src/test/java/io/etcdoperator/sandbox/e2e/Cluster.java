@@ -116,11 +116,36 @@ public final class Cluster implements AutoCloseable {
    */
   public Duration awaitConverged(long generation, int members, Duration atMost) {
     long start = System.nanoTime();
-    await()
-        .atMost(atMost)
-        .pollDelay(Duration.ZERO)
-        .pollInterval(Duration.ofMillis(50))
-        .until(() -> converged(generation, members));
+    try {
+      await()
+          .atMost(atMost)
+          .pollDelay(Duration.ZERO)
+          .pollInterval(Duration.ofMillis(50))
+          .until(() -> converged(generation, members));
+    } catch (org.awaitility.core.ConditionTimeoutException e) {
+      EtcdClusterStatus s = status();
+      throw new AssertionError(
+          name
+              + " not converged to "
+              + members
+              + " members at generation "
+              + generation
+              + " within "
+              + atMost
+              + ": status "
+              + (s == null ? "none" : s.getConditions() + " members " + s.getMembers())
+              + "; pods "
+              + pods().stream()
+                  .map(
+                      p ->
+                          p.getMetadata().getName()
+                              + " "
+                              + p.getSpec().getNodeName()
+                              + " "
+                              + p.getStatus())
+                  .toList(),
+          e);
+    }
     return Duration.ofNanos(System.nanoTime() - start);
   }
 
