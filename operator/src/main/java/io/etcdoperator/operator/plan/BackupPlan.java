@@ -126,7 +126,11 @@ public final class BackupPlan {
       return new Decision("NoMember", none(), s, Optional.of(WATCH));
     }
     Member m = source.get();
-    String url = Names.clientUrl(v.namespace(), v.cluster(), m.ordinal());
+    // The URL the member advertises: https when it serves clients over TLS.
+    String url =
+        m.etcd().clientUrls().isEmpty()
+            ? Names.clientUrl(v.namespace(), v.cluster(), m.ordinal())
+            : m.etcd().clientUrls().get(0);
     EtcdBackupStatus s = status(EtcdBackupStatus.STARTED, recorded);
     s.setStartTime(v.now().toString());
     s.setConditions(

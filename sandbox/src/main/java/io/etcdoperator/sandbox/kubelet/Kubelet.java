@@ -363,14 +363,19 @@ public final class Kubelet implements AutoCloseable {
   }
 
   /**
-   * Waits until no other worker of the same namespace/name is alive; false if {@code w} was stopped
-   * meanwhile.
+   * Waits until no other worker of the same namespace/name is alive on the same node; false if
+   * {@code w} was stopped meanwhile. Only the same node: each node's kubelet knows its own pods,
+   * and a pod force-deleted from a lost node may still run there while its replacement starts
+   * elsewhere (on another address and another volume, as on a real cluster).
    */
   boolean awaitPredecessor(PodWorker w) throws InterruptedException {
     while (!w.stopping()) {
       PodWorker previous = null;
       for (PodWorker other : workers.values()) {
-        if (other != w && other.key().equals(w.key()) && !other.isTerminated()) {
+        if (other != w
+            && other.key().equals(w.key())
+            && java.util.Objects.equals(other.node(), w.node())
+            && !other.isTerminated()) {
           previous = other;
         }
       }
@@ -420,8 +425,13 @@ public final class Kubelet implements AutoCloseable {
       String ip = w.podIp();
       if (ip != null) {
         Pod current = podInformer == null ? null : podInformer.getStore().getByKey(w.key());
-        Pod p =
-            current != null && w.uid().equals(current.getMetadata().getUid()) ? current : w.pod();
+        if (podInformer != null
+            && (current == null || !w.uid().equals(current.getMetadata().getUid()))) {
+          // Records come from API pods, as EndpointSlices do: a process whose pod object is gone
+          // (force-deleted while its node was away) has no name; its replacement has it.
+          continue;
+        }
+        Pod p = current != null ? current : w.pod();
         out.add(
             new ClusterDns.LivePod(
                 p,

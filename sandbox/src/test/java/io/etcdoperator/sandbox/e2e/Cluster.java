@@ -68,6 +68,11 @@ public final class Cluster implements AutoCloseable {
     return tls.isPresent() ? "https" : "http";
   }
 
+  /** The sandbox's client (for what a test reads besides this cluster's own objects). */
+  io.fabric8.kubernetes.client.KubernetesClient e2eClient() {
+    return e2e.client();
+  }
+
   public String name() {
     return name;
   }

@@ -105,12 +105,12 @@ class NodeFailureE2EIT {
         writer.mark("node-down " + node2 + " past the wait");
         long down = System.nanoTime();
         e2e.sandbox().faults().nodeDown(node2);
-        await()
-            .atMost(STEP)
-            .until(
-                () ->
-                    !ids.get("test-2").equals(test.memberIds().get("test-2"))
-                        && test.converged(1, 3));
+        awaitOrSay(
+            test,
+            calls,
+            from,
+            () ->
+                !ids.get("test-2").equals(test.memberIds().get("test-2")) && test.converged(1, 3));
         System.out.printf(
             "node-down %s to Ready with 3 healthy voters: %d ms (wait 20 s, grace 4 s)%n",
             node2, (System.nanoTime() - down) / 1_000_000);
@@ -141,10 +141,11 @@ class NodeFailureE2EIT {
         writer.mark("node-delete " + gone + " (" + lone + ")");
         long deleted = System.nanoTime();
         e2e.sandbox().faults().nodeDelete(gone);
-        await()
-            .atMost(STEP)
-            .until(
-                () -> !before.get(lone).equals(test.memberIds().get(lone)) && test.converged(1, 3));
+        awaitOrSay(
+            test,
+            calls,
+            from,
+            () -> !before.get(lone).equals(test.memberIds().get(lone)) && test.converged(1, 3));
         System.out.printf(
             "node-delete %s (%s) to Ready with 3 healthy voters: %d ms%n",
             gone, lone, (System.nanoTime() - deleted) / 1_000_000);
@@ -208,6 +209,62 @@ class NodeFailureE2EIT {
         assertThat(report.lost()).isEmpty();
       }
     }
+  }
+
+  /** Awaits {@code done}; on a timeout, says what status, the pods and the calls were. */
+  static void awaitOrSay(
+      Cluster test, CallLog calls, int from, java.util.concurrent.Callable<Boolean> done) {
+    try {
+      await().atMost(STEP).until(done);
+    } catch (org.awaitility.core.ConditionTimeoutException e) {
+      throw new AssertionError(
+          "not replaced: status "
+              + test.status().getConditions()
+              + " members "
+              + test.status().getMembers()
+              + "; pods "
+              + test.pods().stream()
+                  .map(
+                      p ->
+                          p.getMetadata().getName()
+                              + " on "
+                              + p.getSpec().getNodeName()
+                              + (p.getMetadata().getDeletionTimestamp() != null ? " deleting" : "")
+                              + " "
+                              + p.getStatus().getPhase()
+                              + " "
+                              + p.getStatus().getConditions().stream()
+                                  .map(
+                                      c -> c.getType() + "=" + c.getStatus() + ":" + c.getMessage())
+                                  .toList()
+                              + " "
+                              + (p.getStatus().getContainerStatuses() == null
+                                  ? ""
+                                  : p.getStatus().getContainerStatuses().stream()
+                                      .map(c -> String.valueOf(c.getState()))
+                                      .toList()))
+                  .toList()
+              + "; claims "
+              + claimStates(test)
+              + "; calls "
+              + labels(calls, from)
+              + "; events "
+              + test.events(),
+          e);
+    }
+  }
+
+  static java.util.List<String> claimStates(Cluster test) {
+    return test.e2eClient().persistentVolumeClaims().inNamespace(E2E.NS).list().getItems().stream()
+        .map(
+            c ->
+                c.getMetadata().getName()
+                    + " "
+                    + (c.getStatus() == null ? "" : c.getStatus().getPhase())
+                    + (c.getMetadata().getDeletionTimestamp() != null ? " deleting" : "")
+                    + " "
+                    + c.getMetadata().getAnnotations())
+        .toList();
   }
 
   static java.util.List<String> labels(CallLog calls, int from) {
