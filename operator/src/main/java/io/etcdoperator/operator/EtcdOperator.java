@@ -108,15 +108,17 @@ public final class EtcdOperator implements AutoCloseable {
             });
     operator.register(
         new EtcdClusterReconciler(
-            etcd,
-            // Metrics are read only when no member sees a leader, after the probe: a third of the
-            // deadline keeps a frozen member from costing a second full one.
-            new EtcdHttp(settings.etcdDeadline().dividedBy(3)),
-            Clock.systemUTC(),
-            settings.quorumLossAlarm(),
-            settings.callHook(),
-            settings.operatorImage(),
-            metrics),
+                etcd,
+                // Metrics are read only when no member sees a leader, after the probe: a third of
+                // the
+                // deadline keeps a frozen member from costing a second full one.
+                new EtcdHttp(settings.etcdDeadline().dividedBy(3)),
+                Clock.systemUTC(),
+                settings.quorumLossAlarm(),
+                settings.callHook(),
+                settings.operatorImage(),
+                metrics)
+            .clusterWide(settings.namespaces().isEmpty()),
         c -> {
           // Called for delete events too, without a finalizer (EtcdClusterReconciler).
           c.withTriggerReconcilerOnAllEvents(true);

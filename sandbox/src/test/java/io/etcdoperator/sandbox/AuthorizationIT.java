@@ -107,7 +107,8 @@ class AuthorizationIT {
   @Test
   void whatDeployGrantsIsAllowedAndTheRestForbiddenAsARealServerSaysIt() {
     assertThat(operator.configMaps().inAnyNamespace().list().getItems()).isNotNull();
-    // Secrets: list and watch (the TLS Secrets, from the informer), never get.
+    // Secrets: list and watch (the TLS Secrets, from the informer), and get (a backup's agent
+    // is given the cluster's client certificate). Services: never get (they come from the cache).
     assertThat(operator.secrets().inNamespace("default").list().getItems()).isNotNull();
     assertThatThrownBy(() -> operator.serviceAccounts().inNamespace("default").list())
         .isInstanceOfSatisfying(
@@ -122,12 +123,12 @@ class AuthorizationIT {
                           + "\" cannot list resource \"serviceaccounts\" in API group \"\" in the"
                           + " namespace \"default\"");
             });
-    assertThatThrownBy(() -> operator.secrets().inNamespace("default").withName("s").get())
+    assertThatThrownBy(() -> operator.services().inNamespace("default").withName("s").get())
         .isInstanceOfSatisfying(
             KubernetesClientException.class,
             e ->
                 assertThat(e.getStatus().getMessage())
-                    .startsWith("secrets \"s\" is forbidden: User \"" + SA + "\" cannot get"));
+                    .startsWith("services \"s\" is forbidden: User \"" + SA + "\" cannot get"));
     assertThatThrownBy(() -> operator.rbac().clusterRoles().list())
         .isInstanceOfSatisfying(
             KubernetesClientException.class,
@@ -139,7 +140,7 @@ class AuthorizationIT {
                             + "\" cannot list resource \"clusterroles\" in API group"
                             + " \"rbac.authorization.k8s.io\" at the cluster scope"));
     assertThat(sandbox.operatorUsage().uses())
-        .anyMatch(u -> u.verb().equals("get") && u.resource().equals("secrets") && !u.allowed());
+        .anyMatch(u -> u.verb().equals("get") && u.resource().equals("services") && !u.allowed());
   }
 
   @Test

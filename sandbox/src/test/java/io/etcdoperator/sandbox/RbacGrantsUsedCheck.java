@@ -51,12 +51,7 @@ class RbacGrantsUsedCheck {
           "update  services",
           // A schedule deletes the backups past its history limits and retention; BackupE2EIT's
           // schedule does not run long enough to have any (SchedulePlanTest covers the decision).
-          "delete etcd.aenix.io etcdbackups",
-          // A volume expansion recreates the StatefulSet (its claim template cannot be updated)
-          // after reading the claims' StorageClass; the sandbox has no StorageClass that expands
-          // a volume yet, so no e2e test grows one (PlannerTest covers the decisions).
-          "delete apps statefulsets",
-          "get storage.k8s.io storageclasses");
+          "delete etcd.aenix.io etcdbackups");
 
   record Manifest(Identity operator, Rbac rbac, List<HasMetadata> objects) {}
 

@@ -85,6 +85,16 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster> {
       new ConcurrentHashMap<>();
   private volatile InformerEventSource<Secret, EtcdCluster> secretCache;
   private volatile NodeWatch nodeWatch;
+  private volatile boolean clusterWide = true;
+
+  /**
+   * Whether this operator watches every namespace (and has its ClusterRole): only then does it read
+   * Nodes and PersistentVolumes, which are cluster-scoped.
+   */
+  public EtcdClusterReconciler clusterWide(boolean value) {
+    this.clusterWide = value;
+    return this;
+  }
 
   public EtcdClusterReconciler(
       EtcdService etcd, EtcdHttp metrics, Clock clock, Duration quorumLossAlarm) {
@@ -280,7 +290,7 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster> {
     if (n == null) {
       synchronized (this) {
         if (nodeWatch == null) {
-          nodeWatch = new NodeWatch(context.getClient());
+          nodeWatch = new NodeWatch(context.getClient(), clusterWide);
         }
         n = nodeWatch;
       }

@@ -27,12 +27,22 @@ final class NodeWatch implements AutoCloseable {
   private volatile boolean nodesVisible;
   private volatile boolean volumesVisible = true;
 
-  NodeWatch(KubernetesClient client) {
+  private final boolean wanted;
+
+  /**
+   * @param wanted whether to read Nodes at all: an operator of some namespaces has no ClusterRole,
+   *     and asks for nothing it knows it may not read
+   */
+  NodeWatch(KubernetesClient client, boolean wanted) {
     this.client = client;
+    this.wanted = wanted;
   }
 
-  /** Starts the Node informer on first use; false when Nodes cannot be listed. */
+  /** Starts the Node informer on first use; false when Nodes cannot (or are not to) be read. */
   boolean nodesVisible() {
+    if (!wanted) {
+      return false;
+    }
     if (started.compareAndSet(false, true)) {
       try {
         nodes = client.nodes().inform();
@@ -49,7 +59,7 @@ final class NodeWatch implements AutoCloseable {
   }
 
   boolean volumesVisible() {
-    return volumesVisible;
+    return wanted && volumesVisible;
   }
 
   Optional<Node> node(String name) {
