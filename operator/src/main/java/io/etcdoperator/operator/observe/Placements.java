@@ -95,10 +95,7 @@ public final class Placements {
           continue;
         }
         volumeNode = pv.flatMap(Placements::pinnedTo);
-        boolean claimLost =
-            claim
-                .map(c -> c.getStatus() != null && "Lost".equals(c.getStatus().getPhase()))
-                .orElse(false);
+        boolean claimLost = claimLost(claim);
         boolean bound =
             claim
                 .map(c -> c.getSpec() != null && c.getSpec().getVolumeName() != null)
@@ -106,10 +103,7 @@ public final class Placements {
         lost = claimLost || (bound && pv.isEmpty());
       } else if (persistent) {
         volumeNode = Optional.empty();
-        lost =
-            claim
-                .map(c -> c.getStatus() != null && "Lost".equals(c.getStatus().getPhase()))
-                .orElse(false);
+        lost = claimLost(claim);
       } else {
         volumeNode = podNode;
         lost = false;
@@ -131,6 +125,13 @@ public final class Placements {
       out.put(ordinal, new Placement(podNode, nodeState, since, volumeNode, volumeState, lost));
     }
     return out;
+  }
+
+  /** The claim's status says Lost: its volume is gone. */
+  private static boolean claimLost(Optional<PersistentVolumeClaim> claim) {
+    return claim
+        .map(c -> c.getStatus() != null && "Lost".equals(c.getStatus().getPhase()))
+        .orElse(false);
   }
 
   /** PersistentVolumes by name. */

@@ -12,13 +12,11 @@ import io.etcdoperator.operator.observe.ClusterObserver;
 import io.etcdoperator.operator.observe.ClusterView;
 import io.etcdoperator.operator.plan.BackupPlan;
 import io.etcdoperator.operator.plan.BackupView;
-import io.etcdoperator.operator.tls.CertificateCheck;
 import io.etcdoperator.operator.tls.TlsReport;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -88,9 +86,9 @@ public final class EtcdBackupReconciler implements Reconciler<EtcdBackup>, Clean
   @Override
   public UpdateControl<EtcdBackup> reconcile(EtcdBackup backup, Context<EtcdBackup> context) {
     KubernetesClient client = context.getClient();
-    BackupView view = observe(backup, client);
-    BackupPlan.Decision d = BackupPlan.decide(view);
-    act(backup, client, d.action());
+    Observed observed = observe(backup, client);
+    BackupPlan.Decision d = BackupPlan.decide(observed.view());
+    act(backup, client, d.action(), observed.security());
     EtcdBackupStatus previous = backup.getStatus();
     if (!d.status().equals(previous)) {
       backup.setStatus(d.status());
@@ -113,7 +111,10 @@ public final class EtcdBackupReconciler implements Reconciler<EtcdBackup>, Clean
     return d.requeueAfter().map(control::rescheduleAfter).orElse(control);
   }
 
-  private BackupView observe(EtcdBackup backup, KubernetesClient client) {
+  /** The backup's view, and the TLS of its cluster (what its agent pod is given). */
+  private record Observed(BackupView view, io.etcdoperator.operator.model.Security security) {}
+
+  private Observed observe(EtcdBackup backup, KubernetesClient client) {
     var meta = backup.getMetadata();
     String ns = meta.getNamespace();
     String cluster =
@@ -139,7 +140,12 @@ public final class EtcdBackupReconciler implements Reconciler<EtcdBackup>, Clean
             ? io.etcdoperator.operator.model.Security.NONE
             : io.etcdoperator.operator.model.Security.of(target.getSpec().getSecurity());
     if (target != null) {
-      TlsReport tls = tls(client, target, security);
+      TlsReport tls =
+          ClusterTls.check(
+              target,
+              name -> Optional.ofNullable(client.secrets().inNamespace(ns).withName(name).get()),
+              new java.util.TreeSet<>(),
+              clock.instant());
       if (!tls.invalid().isEmpty()) {
         problems.add(
             "spec.clusterRef.name: the TLS Secrets of EtcdCluster "
@@ -155,46 +161,18 @@ public final class EtcdBackupReconciler implements Reconciler<EtcdBackup>, Clean
         meta.getCreationTimestamp() == null
             ? clock.instant()
             : Instant.parse(meta.getCreationTimestamp());
-    return new BackupView(
-        clock.instant(),
-        meta.getName(),
-        ns,
-        cluster,
-        created,
-        Optional.ofNullable(backup.getStatus()),
-        clusterView,
-        problems,
-        pod);
-  }
-
-  /**
-   * What the cluster's TLS Secrets hold, read as the cluster's controller reads them, so that the
-   * members are probed over https with the operator's client certificate, and the agent is given
-   * the same certificate and trust.
-   */
-  private TlsReport tls(
-      KubernetesClient client, EtcdCluster cluster, io.etcdoperator.operator.model.Security sec) {
-    if (!sec.any()) {
-      return TlsReport.NONE;
-    }
-    String ns = cluster.getMetadata().getNamespace();
-    Map<String, Map<String, byte[]>> data = new java.util.HashMap<>();
-    for (String name : sec.secretNames()) {
-      Secret secret = client.secrets().inNamespace(ns).withName(name).get();
-      if (secret != null) {
-        data.put(name, EtcdClusterReconciler.decoded(secret));
-      }
-    }
-    int replicas =
-        cluster.getSpec().getReplicas() == null
-            ? io.etcdoperator.api.v1alpha1.EtcdClusterSpec.DEFAULT_REPLICAS
-            : cluster.getSpec().getReplicas();
-    java.util.SortedSet<Integer> ordinals = new java.util.TreeSet<>();
-    for (int i = 0; i < replicas; i++) {
-      ordinals.add(i);
-    }
-    return CertificateCheck.check(
-        sec, ns, cluster.getMetadata().getName(), ordinals, data, clock.instant());
+    return new Observed(
+        new BackupView(
+            clock.instant(),
+            meta.getName(),
+            ns,
+            cluster,
+            created,
+            Optional.ofNullable(backup.getStatus()),
+            clusterView,
+            problems,
+            pod),
+        security);
   }
 
   /** The cluster's objects (read from the API: this controller keeps no cache of them). */
@@ -248,19 +226,12 @@ public final class EtcdBackupReconciler implements Reconciler<EtcdBackup>, Clean
         waiting.map(w -> w.getMessage()).orElse(""));
   }
 
-  private void act(EtcdBackup backup, KubernetesClient client, BackupPlan.Action action) {
+  private void act(
+      EtcdBackup backup,
+      KubernetesClient client,
+      BackupPlan.Action action,
+      io.etcdoperator.operator.model.Security security) {
     if (action instanceof BackupPlan.Action.CreatePod create) {
-      // The cluster's TLS, read again: a pod is created once per backup.
-      EtcdCluster target =
-          client
-              .resources(EtcdCluster.class)
-              .inNamespace(backup.getMetadata().getNamespace())
-              .withName(backup.getSpec().getClusterRef().getName())
-              .get();
-      io.etcdoperator.operator.model.Security security =
-          target == null || target.getSpec() == null
-              ? io.etcdoperator.operator.model.Security.NONE
-              : io.etcdoperator.operator.model.Security.of(target.getSpec().getSecurity());
       Pod pod = BackupPods.backup(backup, create.member(), create.clientUrl(), image, security);
       try {
         client.resource(pod).create();

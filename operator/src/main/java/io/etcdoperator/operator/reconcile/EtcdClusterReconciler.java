@@ -16,7 +16,6 @@ import io.etcdoperator.operator.plan.ClusterGauges;
 import io.etcdoperator.operator.plan.Plan;
 import io.etcdoperator.operator.plan.Planner;
 import io.etcdoperator.operator.reconcile.StepExecutor.Outcome;
-import io.etcdoperator.operator.tls.CertificateCheck;
 import io.etcdoperator.operator.tls.TlsReport;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -303,46 +302,19 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster> {
    * have. Nothing to check when the spec names none (or is invalid: then nothing is started).
    */
   private TlsReport tls(EtcdCluster cluster, Context<EtcdCluster> context) {
-    Security security =
-        cluster.getSpec() == null ? Security.NONE : Security.of(cluster.getSpec().getSecurity());
-    if (!security.any()) {
-      return TlsReport.NONE;
-    }
     String ns = cluster.getMetadata().getNamespace();
     String name = cluster.getMetadata().getName();
-    Map<String, Map<String, byte[]>> data = new java.util.HashMap<>();
-    for (String secret : security.secretNames()) {
-      Optional<Secret> s =
-          secretCache == null ? Optional.empty() : secretCache.get(new ResourceID(secret, ns));
-      s.ifPresent(value -> data.put(secret, decoded(value)));
-    }
-    java.util.SortedSet<Integer> ordinals = new java.util.TreeSet<>();
-    int replicas =
-        cluster.getSpec().getReplicas() == null
-            ? io.etcdoperator.api.v1alpha1.EtcdClusterSpec.DEFAULT_REPLICAS
-            : cluster.getSpec().getReplicas();
-    for (int i = 0; i < replicas; i++) {
-      ordinals.add(i);
-    }
+    java.util.SortedSet<Integer> pods = new java.util.TreeSet<>();
     context.getSecondaryResources(Pod.class).stream()
         .mapToInt(p -> Names.ordinalOf(name, p.getMetadata().getName()))
         .filter(i -> i >= 0)
-        .forEach(ordinals::add);
-    return CertificateCheck.check(security, ns, name, ordinals, data, clock.instant());
-  }
-
-  /** A Secret's data and stringData, decoded. */
-  static Map<String, byte[]> decoded(Secret secret) {
-    Map<String, byte[]> out = new java.util.LinkedHashMap<>();
-    if (secret.getData() != null) {
-      secret.getData().forEach((k, v) -> out.put(k, java.util.Base64.getMimeDecoder().decode(v)));
-    }
-    if (secret.getStringData() != null) {
-      secret
-          .getStringData()
-          .forEach((k, v) -> out.put(k, v.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
-    }
-    return out;
+        .forEach(pods::add);
+    return ClusterTls.check(
+        cluster,
+        secret ->
+            secretCache == null ? Optional.empty() : secretCache.get(new ResourceID(secret, ns)),
+        pods,
+        clock.instant());
   }
 
   /** What acting did: the objects the API server refused to write, and the step's outcome. */

@@ -150,12 +150,7 @@ public final class Transitions {
    */
   private static void nodes(
       EtcdClusterStatus previous, EtcdClusterStatus next, List<Notice> notices) {
-    Map<String, MemberStatus> before =
-        previous == null || previous.getMembers() == null
-            ? Map.of()
-            : previous.getMembers().stream()
-                .filter(m -> m.getName() != null)
-                .collect(Collectors.toMap(MemberStatus::getName, Function.identity(), (a, b) -> a));
+    Map<String, MemberStatus> before = byName(previous);
     for (MemberStatus m : next.getMembers() == null ? List.<MemberStatus>of() : next.getMembers()) {
       MemberStatus old = m.getName() == null ? null : before.get(m.getName());
       boolean lost = m.getNodeUnreachableSince() != null;
@@ -188,6 +183,15 @@ public final class Transitions {
         });
   }
 
+  /** The status's members by name (none for no status). */
+  private static Map<String, MemberStatus> byName(EtcdClusterStatus status) {
+    return status == null || status.getMembers() == null
+        ? Map.of()
+        : status.getMembers().stream()
+            .filter(m -> m.getName() != null)
+            .collect(Collectors.toMap(MemberStatus::getName, Function.identity(), (a, b) -> a));
+  }
+
   /** Nodes that carry more than one member, with the members' names. */
   private static Map<String, List<String>> sharing(EtcdClusterStatus status) {
     Map<String, List<String>> byNode = new java.util.TreeMap<>();
@@ -218,10 +222,7 @@ public final class Transitions {
         condition(next, Conditions.READY)
             .map(c -> Conditions.HIBERNATED.equals(c.getReason()))
             .orElse(false);
-    Map<String, MemberStatus> before =
-        previous.getMembers().stream()
-            .filter(m -> m.getName() != null)
-            .collect(Collectors.toMap(MemberStatus::getName, Function.identity(), (a, b) -> a));
+    Map<String, MemberStatus> before = byName(previous);
     for (MemberStatus m : next.getMembers()) {
       MemberStatus old = m.getName() == null ? null : before.get(m.getName());
       if (old == null || Objects.equals(old.getHealthy(), m.getHealthy())) {
