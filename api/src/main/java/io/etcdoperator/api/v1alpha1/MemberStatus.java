@@ -12,6 +12,7 @@ import java.util.Objects;
   "role",
   "leader",
   "healthy",
+  "unhealthySince",
   "version",
   "peerURL",
   "clientURL",
@@ -29,6 +30,7 @@ public class MemberStatus {
   private String role;
   private Boolean leader;
   private Boolean healthy;
+  private String unhealthySince;
   private String version;
   private String peerURL;
   private String clientURL;
@@ -36,6 +38,18 @@ public class MemberStatus {
   private DefragmentationStatus lastDefragmentation;
   private String node;
   private String nodeUnreachableSince;
+
+  /**
+   * Since when the member, healthy before, has not been healthy, RFC 3339; null while it is healthy
+   * and for a member not yet healthy since it was listed (a member that is forming or joining).
+   */
+  public String getUnhealthySince() {
+    return unhealthySince;
+  }
+
+  public void setUnhealthySince(String unhealthySince) {
+    this.unhealthySince = unhealthySince;
+  }
 
   /** The node its pod is bound to, when it has one. */
   public String getNode() {
@@ -150,6 +164,7 @@ public class MemberStatus {
         && Objects.equals(role, m.role)
         && Objects.equals(leader, m.leader)
         && Objects.equals(healthy, m.healthy)
+        && Objects.equals(unhealthySince, m.unhealthySince)
         && Objects.equals(version, m.version)
         && Objects.equals(peerURL, m.peerURL)
         && Objects.equals(clientURL, m.clientURL)
@@ -167,6 +182,7 @@ public class MemberStatus {
         role,
         leader,
         healthy,
+        unhealthySince,
         version,
         peerURL,
         clientURL,

@@ -21,7 +21,9 @@ import java.util.Optional;
  * <h2>The algorithm, in order; the first that applies decides</h2>
  *
  * <ol>
- *   <li><b>Recorded</b>: the status says Complete or Failed: it is a record, final; nothing to do.
+ *   <li><b>Recorded</b>: the status says Complete or Failed: it is a record, final; nothing to do,
+ *       except deleting the agent pod of a Failed backup that still runs or waits (the failure that
+ *       decided it was recorded first, so that the deletion cannot look like a lost pod).
  *   <li><b>InvalidSpec</b>: Failed, naming each field; nothing is started.
  *   <li><b>ClusterNotFound</b>: the EtcdCluster does not exist: Failed.
  *   <li><b>AgentSucceeded</b>: the agent pod succeeded: Complete, with what its manifest says (the
@@ -58,7 +60,10 @@ public final class BackupPlan {
     /** Create the agent pod that snapshots {@code member} at {@code clientUrl}. */
     record CreatePod(String member, String clientUrl) implements Action {}
 
-    /** Delete the agent pod (it failed without ending). */
+    /**
+     * Delete the agent pod (it failed without ending). Done only after the status that says why was
+     * written: see the Recorded rule.
+     */
     record DeletePod(String name) implements Action {}
   }
 
@@ -77,7 +82,12 @@ public final class BackupPlan {
     EtcdBackupStatus recorded = v.recorded().orElseGet(EtcdBackupStatus::new);
     String phase = recorded.getPhase();
     if (EtcdBackupStatus.COMPLETE.equals(phase) || EtcdBackupStatus.FAILED.equals(phase)) {
-      return new Decision("Recorded", new Action.None(), recorded, Optional.empty());
+      Action action =
+          EtcdBackupStatus.FAILED.equals(phase)
+                  && v.pod().filter(p -> STILL_UP.contains(p.phase())).isPresent()
+              ? new Action.DeletePod(v.pod().get().name())
+              : none();
+      return new Decision("Recorded", action, recorded, Optional.empty());
     }
     if (!v.problems().isEmpty()) {
       return failed(v, recorded, "InvalidSpec", String.join("; ", v.problems()), none());
@@ -203,6 +213,9 @@ public final class BackupPlan {
     s.setConditions(conditions(recorded, v.now(), true, "AgentRunning", message, null, null));
     return new Decision("AgentRunning", none(), s, Optional.of(WATCH));
   }
+
+  /** Phases of a pod that has not ended. */
+  static final List<String> STILL_UP = List.of("Pending", "Running", "Unknown");
 
   /** Why a pod cannot start, as the kubelet says: none of these heals by waiting for the agent. */
   static final List<String> CANNOT_START =

@@ -88,7 +88,12 @@ public final class EtcdBackupReconciler implements Reconciler<EtcdBackup>, Clean
     KubernetesClient client = context.getClient();
     Observed observed = observe(backup, client);
     BackupPlan.Decision d = BackupPlan.decide(observed.view());
-    act(backup, client, d.action(), observed.security());
+    // A pod is deleted only once the status that says why is stored: deleted first, a conflict on
+    // the status write would leave Started and no pod, which the next look takes for a lost pod.
+    boolean statusFirst = d.action() instanceof BackupPlan.Action.DeletePod;
+    if (!statusFirst) {
+      act(backup, client, d.action(), observed.security());
+    }
     EtcdBackupStatus previous = backup.getStatus();
     if (!d.status().equals(previous)) {
       backup.setStatus(d.status());
@@ -106,6 +111,9 @@ public final class EtcdBackupReconciler implements Reconciler<EtcdBackup>, Clean
           backup.getMetadata().getName(),
           d.status().getPhase(),
           d.rule());
+    }
+    if (statusFirst) {
+      act(backup, client, d.action(), observed.security());
     }
     UpdateControl<EtcdBackup> control = UpdateControl.noUpdate();
     return d.requeueAfter().map(control::rescheduleAfter).orElse(control);

@@ -210,7 +210,8 @@ public final class Transitions {
   /**
    * A member going unhealthy, or healthy: not while the cluster was forming or without quorum
    * (BootstrapFinished and QuorumRegained say it for all of them), and in words that say what
-   * happened: a member back, a member that joined, a learner that started.
+   * happened: a member back (it was healthy before: {@code unhealthySince}), a member that joined,
+   * a learner that started, a listed member healthy for the first time (a slow start at bootstrap).
    */
   private static void members(
       EtcdClusterStatus previous, EtcdClusterStatus next, boolean wasUp, List<Notice> notices) {
@@ -246,7 +247,9 @@ public final class Transitions {
                 : MemberStatus.LEARNER.equals(old.getRole())
                         && MemberStatus.LEARNER.equals(m.getRole())
                     ? " started as a learner and is healthy; it is promoted once it caught up"
-                    : " is healthy again";
+                    : old.getUnhealthySince() != null
+                        ? " is healthy again"
+                        : " is healthy (for the first time since it was listed)";
         notices.add(new Notice(false, "MemberHealthy", m.getName() + what));
       }
     }

@@ -89,6 +89,38 @@ class BackupPlanTest {
                 "Complete",
                 d -> assertThat(d.requeueAfter()).isEmpty()),
             new Row(
+                "a failed backup whose agent pod still waits: the pod deleted, the record kept",
+                view(
+                    healthy,
+                    Optional.of(recorded(EtcdBackupStatus.FAILED)),
+                    Optional.of(pod("Pending", "", "CreateContainerConfigError"))),
+                "Recorded",
+                BackupPlan.Action.DeletePod.class,
+                "Failed",
+                d ->
+                    assertThat(((BackupPlan.Action.DeletePod) d.action()).name())
+                        .isEqualTo("b1-backup")),
+            new Row(
+                "a failed backup whose agent pod ended: the pod kept for its log",
+                view(
+                    healthy,
+                    Optional.of(recorded(EtcdBackupStatus.FAILED)),
+                    Optional.of(pod("Failed", "backup failed", ""))),
+                "Recorded",
+                BackupPlan.Action.None.class,
+                "Failed",
+                d -> {}),
+            new Row(
+                "a complete backup's pod is never deleted by the plan",
+                view(
+                    healthy,
+                    Optional.of(recorded(EtcdBackupStatus.COMPLETE)),
+                    Optional.of(pod("Running", "", ""))),
+                "Recorded",
+                BackupPlan.Action.None.class,
+                "Complete",
+                d -> {}),
+            new Row(
                 "invalid spec: failed, naming the field",
                 new BackupView(
                     NOW,

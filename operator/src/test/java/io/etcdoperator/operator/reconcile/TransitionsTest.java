@@ -237,7 +237,8 @@ class TransitionsTest {
             "QuorumHeld",
             "False",
             "MembersUnreachable",
-            member("test-1", "1f", false),
+            unhealthySince(member("test-1", "1f", false), "2026-12-01T12:00:00Z"),
+            member("test-2", "2f", false),
             member("test-3", false));
     EtcdClusterStatus after =
         status(
@@ -246,10 +247,20 @@ class TransitionsTest {
             "True",
             "AllMembersReady",
             member("test-1", "1f", true),
+            member("test-2", "2f", true),
             member("test-3", "3f", true));
+    // test-2 was listed but never healthy (a slow start at bootstrap): not "again".
     assertThat(Transitions.between(before, after))
         .extracting(Notice::message)
-        .containsExactly("test-1 is healthy again", "test-3 joined the cluster and is healthy");
+        .containsExactly(
+            "test-1 is healthy again",
+            "test-2 is healthy (for the first time since it was listed)",
+            "test-3 joined the cluster and is healthy");
+  }
+
+  static MemberStatus unhealthySince(MemberStatus m, String since) {
+    m.setUnhealthySince(since);
+    return m;
   }
 
   static MemberStatus on(MemberStatus m, String node, String unreachableSince) {
@@ -273,7 +284,9 @@ class TransitionsTest {
             "QuorumHeld",
             "False",
             "MembersUnreachable",
-            on(member("test-1", "1f", false), "node-1", "2026-12-01T12:00:00Z"));
+            unhealthySince(
+                on(member("test-1", "1f", false), "node-1", "2026-12-01T12:00:00Z"),
+                "2026-12-01T12:00:00Z"));
     EtcdClusterStatus stillLost =
         status(
             "True",

@@ -22,6 +22,7 @@ import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -443,9 +444,7 @@ class DurabilityE2EIT {
           // it is often an append, which it rejects and then catches up from, instead of the
           // heartbeat whose commit index makes it panic; then only a minority lost its data.
           c.writer.pause();
-          c.writer.mark("wipe " + p);
-          e2e.sandbox().faults().wipe(E2E.NS, p);
-          awaitPanickedAndHeldDown(p);
+          wipeUntilPanicked(c, p, survivor);
           c.writer.resume();
         }
         c.writer.mark("operator started");
@@ -573,15 +572,55 @@ class DurabilityE2EIT {
      * Waits until the pod's container panicked on its empty log (its last words say so) and waits
      * out its back-off.
      */
-    void awaitPanickedAndHeldDown(String pod) {
+    /**
+     * Wipes {@code pod}'s claim until its member panics on the leader's heartbeat and is held down,
+     * at most three times. Even with no write, the leader's first message to the restarted member
+     * is now and then an append (etcd's choice, not ours): the member rejects it, catches up from
+     * the leader under its old ID and is healthy again, so it lost nothing and the cluster is as
+     * before the wipe; it is then wiped again.
+     */
+    void wipeUntilPanicked(Case c, String pod, String survivor) {
+      for (int attempt = 1; ; attempt++) {
+        c.writer.mark("wipe " + pod + (attempt > 1 ? " again" : ""));
+        e2e.sandbox().faults().wipe(E2E.NS, pod);
+        if (awaitPanickedOrRejoined(pod, survivor)) {
+          return;
+        }
+        if (attempt == 3) {
+          throw new AssertionError(pod + " rejoined silently after each of 3 wipes: " + describe());
+        }
+        System.out.println(
+            pod + " rejoined silently (its leader's first message was an append); wiping again");
+      }
+    }
+
+    /**
+     * True once {@code pod} panicked and is held down; false once it instead answers as a member
+     * with the survivor as its leader and the survivor's index, having caught up from scratch.
+     */
+    boolean awaitPanickedOrRejoined(String pod, String survivor) {
       try {
-        await()
+        return await()
             .atMost(Duration.ofSeconds(30))
             .pollInterval(Duration.ofMillis(100))
             .until(
-                () ->
-                    lastTermination(pod).contains("is out of range [lastIndex(")
-                        && waitingReason(pod).equals("CrashLoopBackOff"));
+                () -> {
+                  if (lastTermination(pod).contains("is out of range [lastIndex(")
+                      && waitingReason(pod).equals("CrashLoopBackOff")) {
+                    return Optional.of(true);
+                  }
+                  Map<String, EtcdStatus> st = members.statuses(N);
+                  EtcdStatus self = st.get(pod);
+                  EtcdStatus leader = st.get(survivor);
+                  boolean caughtUp =
+                      self.reachable()
+                          && leader.reachable()
+                          && self.leaderId() == leader.memberId()
+                          && self.raftIndex() >= leader.raftIndex();
+                  return caughtUp ? Optional.of(false) : Optional.<Boolean>empty();
+                },
+                Optional::isPresent)
+            .orElseThrow();
       } catch (ConditionTimeoutException e) {
         throw new AssertionError(
             pod + " did not panic and stay down: " + describe() + "\nits log:\n" + logTail(pod), e);
