@@ -23,6 +23,7 @@ import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -120,6 +121,8 @@ public final class EtcdBackupScheduleReconciler implements Reconciler<EtcdBackup
         if (e.getCode() != 409) {
           throw e;
         }
+        // Read again soon: waiting for the next firing would leave the status stale that long.
+        return UpdateControl.<EtcdBackupSchedule>noUpdate().rescheduleAfter(Duration.ofMillis(250));
       }
     }
     return UpdateControl.<EtcdBackupSchedule>noUpdate().rescheduleAfter(d.requeueAfter());
