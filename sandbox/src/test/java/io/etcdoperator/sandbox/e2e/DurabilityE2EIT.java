@@ -62,7 +62,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  *       member IDs, with exactly what the survivor held, without an opt-in and without the
  *       operator; when the survivor is behind, whatever it lacks is silently gone.
  *   <li>Two wiped members that start at the same moment ask each other's peer port for a version,
- *       with no timeout, and both hang before starting raft (see {@code Seed000ScenariosIT}): the
+ *       with no timeout, and both hang before starting raft (see {@code Seed000Scenarios}): the
  *       operator sees a lost quorum with every pod running, and waits.
  * </ul>
  *
