@@ -24,10 +24,13 @@ import java.util.function.Function;
  * <p>A volume is pinned to a node when its PersistentVolume requires, in its only node-affinity
  * term, {@code kubernetes.io/hostname In [one node]} (local volumes, local-path provisioners); a
  * volume whose affinity names a zone, or none, can follow the pod. An emptyDir is pinned to the
- * pod's node. A volume is looked up only for a pod whose node is not Ready (or that has none): one
- * read per such member per reconcile, none for a healthy cluster. Without Node access (an operator
- * of some namespaces only) nothing is known: the node states are {@link NodeState#UNKNOWN}, and the
- * operator never replaces a member for its node.
+ * pod's node. A pinned volume's node that is Ready but cordoned, while the member's pod waits
+ * unscheduled (a drain evicted it, and the scheduler may not put it back), is {@link
+ * NodeState#CORDONED}: the data is away as on an unreachable node. A volume is looked up only for a
+ * pod whose node is not Ready (or that has none): one read per such member per reconcile, none for
+ * a healthy cluster. Without Node access (an operator of some namespaces only) nothing is known:
+ * the node states are {@link NodeState#UNKNOWN}, and the operator never replaces a member for its
+ * node.
  */
 public final class Placements {
   static final String HOSTNAME = "kubernetes.io/hostname";
@@ -109,11 +112,18 @@ public final class Placements {
         lost = false;
       }
       NodeState volumeState = volumeNode.map(n -> state(node.apply(n))).orElse(NodeState.UNKNOWN);
+      if (volumeState == NodeState.READY
+          && podNode.isEmpty()
+          && node.apply(volumeNode.orElseThrow()).map(Placements::cordoned).orElse(false)) {
+        volumeState = NodeState.CORDONED;
+      }
       Optional<Instant> since = Optional.empty();
       String lostNode =
           nodeState == NodeState.UNREACHABLE || nodeState == NodeState.GONE
               ? podNode.orElseThrow()
-              : volumeState == NodeState.UNREACHABLE || volumeState == NodeState.GONE
+              : volumeState == NodeState.UNREACHABLE
+                      || volumeState == NodeState.GONE
+                      || volumeState == NodeState.CORDONED
                   ? volumeNode.orElseThrow()
                   : null;
       if (lostNode != null) {
@@ -194,6 +204,11 @@ public final class Placements {
     return ready(node.get()).map(r -> "True".equals(r.getStatus())).orElse(false)
         ? NodeState.READY
         : NodeState.UNREACHABLE;
+  }
+
+  /** Cordoned: {@code kubectl cordon} or {@code drain} set {@code spec.unschedulable}. */
+  static boolean cordoned(Node node) {
+    return node.getSpec() != null && Boolean.TRUE.equals(node.getSpec().getUnschedulable());
   }
 
   private static Optional<NodeCondition> ready(Node node) {

@@ -12,7 +12,7 @@ import java.util.Optional;
 
 /**
  * Members whose node is lost: a node that stopped posting status (NotReady: partitioned, powered
- * off, its kubelet dead) or that was deleted.
+ * off, its kubelet dead), that was deleted, or that was drained of a member whose volume it holds.
  *
  * <h2>What is waited for, and what is replaced</h2>
  *
@@ -26,7 +26,11 @@ import java.util.Optional;
  *   <li>its volume is gone: the claim is Lost, its PersistentVolume deleted, or the node the volume
  *       is pinned to was deleted; or
  *   <li>its volume is pinned to the node (a local volume; an emptyDir) and that node has been
- *       unreachable the whole time.
+ *       unreachable the whole time; or
+ *   <li>its volume is pinned to a node that is cordoned ({@code kubectl drain}), and its pod,
+ *       evicted by the drain and created again, has waited unscheduled the whole time (the
+ *       scheduler cannot put it back on its data until the node is uncordoned; a maintenance
+ *       shorter than the wait ends with the member back on its data).
  * </ul>
  *
  * A member whose volume can follow its pod (network-attached storage) is never replaced for its
@@ -115,7 +119,9 @@ final class NodeRules {
                                   + ", which is "
                                   + (p.volumeNodeState() == Placement.NodeState.GONE
                                       ? "gone"
-                                      : "unreachable"))
+                                      : p.volumeNodeState() == Placement.NodeState.CORDONED
+                                          ? "cordoned"
+                                          : "unreachable"))
                           + "; its member was removed from etcd, a new one starts empty")));
         }
         if (pod.isPresent() && (p.nodeLost() || claimHeld)) {
@@ -166,6 +172,13 @@ final class NodeRules {
           "node "
               + p.volumeNode().orElse("?")
               + ", to which its volume is bound, has been unreachable "
+              + forHow);
+    }
+    if (p.volumeNodeState() == Placement.NodeState.CORDONED) {
+      return Optional.of(
+          "node "
+              + p.volumeNode().orElse("?")
+              + ", to which its volume is bound, is cordoned and its pod has waited unscheduled "
               + forHow);
     }
     return Optional.empty();

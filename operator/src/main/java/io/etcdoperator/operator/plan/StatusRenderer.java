@@ -245,10 +245,13 @@ final class StatusRenderer {
     }
     java.time.Instant since = p.unreachableSince().get();
     s.setNodeUnreachableSince(since.toString());
+    Placement.NodeState lostState = p.nodeLost() ? p.nodeState() : p.volumeNodeState();
     String state =
-        (p.nodeLost() ? p.nodeState() : p.volumeNodeState()) == Placement.NodeState.GONE
+        lostState == Placement.NodeState.GONE
             ? "is gone"
-            : "is unreachable";
+            : lostState == Placement.NodeState.CORDONED
+                ? "is cordoned (unschedulable) and holds its volume, so its pod cannot be scheduled"
+                : "is unreachable";
     String away =
         io.etcdoperator.operator.model.Durations.format(
             java.time.Duration.between(since, facts.view.now()).withNanos(0));

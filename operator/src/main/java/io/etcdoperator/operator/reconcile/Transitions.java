@@ -157,12 +157,16 @@ public final class Transitions {
       boolean wasLost = old != null && old.getNodeUnreachableSince() != null;
       if (lost && !wasLost) {
         notices.add(new Notice(true, "MemberNodeUnreachable", m.getName() + ": " + m.getMessage()));
-      } else if (!lost && wasLost) {
+      } else if (!lost && wasLost && Objects.equals(old.getId(), m.getId())) {
+        // Only for the same member: a member replaced on another node is told by its own steps.
         notices.add(
             new Notice(
                 false,
                 "MemberNodeBack",
-                m.getName() + ": node " + old.getNode() + " is reachable again"));
+                m.getName()
+                    + (old.getNode() != null
+                        ? ": node " + old.getNode() + " is reachable again"
+                        : ": the node of its volume is back (Ready and schedulable)")));
       }
     }
     Map<String, List<String>> now = sharing(next);

@@ -179,6 +179,60 @@ class PlacementsTest {
     assertThat(p.unreachableSince()).contains(Instant.parse(T1));
   }
 
+  static Node cordoned(Node n) {
+    n.setSpec(new io.fabric8.kubernetes.api.model.NodeSpec());
+    n.getSpec().setUnschedulable(true);
+    return n;
+  }
+
+  @Test
+  void aPendingPodWhoseLocalVolumeIsOnACordonedNodeHasItsDataAway() {
+    Map<String, Node> nodes = Map.of("node-2", cordoned(node("node-2", "True", T0)));
+    Map<String, PersistentVolume> volumes =
+        Map.of("pv-2", pinned("pv-2", "kubernetes.io/hostname", "node-2"));
+    Placement waiting =
+        of(List.of(pod(2, null)), List.of(claim(2, "pv-2", "Bound")), true, nodes, volumes).get(2);
+    assertThat(waiting.volumeNodeState()).isEqualTo(NodeState.CORDONED);
+    assertThat(waiting.dataAway()).isTrue();
+    assertThat(waiting.dataGone()).isFalse();
+    assertThat(waiting.nodeLost()).isFalse();
+    // Since the evicted pod, created again, stopped being Ready (else since it was created).
+    assertThat(waiting.unreachableSince()).contains(Instant.parse(T1));
+
+    // Still running on the cordoned node (not evicted yet): nothing is away.
+    Placement running =
+        of(List.of(pod(2, "node-2")), List.of(claim(2, "pv-2", "Bound")), true, nodes, volumes)
+            .get(2);
+    assertThat(running.nodeState()).isEqualTo(NodeState.READY);
+    assertThat(running.dataAway() || running.dataGone() || running.nodeLost()).isFalse();
+    assertThat(running.unreachableSince()).isEmpty();
+
+    // Uncordoned: the pod can go back to its data.
+    Placement uncordoned =
+        of(
+                List.of(pod(2, null)),
+                List.of(claim(2, "pv-2", "Bound")),
+                true,
+                Map.of("node-2", node("node-2", "True", T0)),
+                volumes)
+            .get(2);
+    assertThat(uncordoned.volumeNodeState()).isEqualTo(NodeState.READY);
+    assertThat(uncordoned.dataAway()).isFalse();
+  }
+
+  @Test
+  void aPendingPodOnANetworkVolumeIsNotHeldByACordonedNode() {
+    Placement p =
+        of(
+                List.of(pod(2, null)),
+                List.of(claim(2, "pv-2", "Bound")),
+                true,
+                Map.of("node-2", cordoned(node("node-2", "True", T0))),
+                Map.of("pv-2", pinned("pv-2", "topology.kubernetes.io/zone", "zone-a")))
+            .get(2);
+    assertThat(p.dataAway() || p.dataGone()).isFalse();
+  }
+
   @Test
   void aLostClaimOrAVanishedVolumeIsLost() {
     Map<String, Node> nodes = Map.of("node-1", node("node-1", "Unknown", T0));

@@ -73,6 +73,8 @@ class PlannerTest {
       io.etcdoperator.operator.observe.Placement.NodeState.UNREACHABLE;
   static final io.etcdoperator.operator.observe.Placement.NodeState GONE =
       io.etcdoperator.operator.observe.Placement.NodeState.GONE;
+  static final io.etcdoperator.operator.observe.Placement.NodeState CORDONED =
+      io.etcdoperator.operator.observe.Placement.NodeState.CORDONED;
 
   /** {@code replicas} members, replaced after {@code wait} when their node is lost. */
   static Target waitingFor(int replicas, String wait) {
@@ -520,6 +522,51 @@ class PlannerTest {
                     1,
                     "node node-1, which held its volume, is gone (for 11m); it comes back as a new"
                         + " member (spec.replaceLostMemberAfter)"),
+                3,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/MemberNodeLost")),
+        row(
+            "its node drained: the evicted pod waits unscheduled on a volume of the cordoned node"
+                + " past the wait: removed",
+            waitingFor(3, "10m"),
+            Views.healthy(3).down(1).onLostNode(1, null, CORDONED, ELEVEN_MINUTES, "node-1"),
+            expect(
+                "ReplaceMemberOnLostNode",
+                remove(
+                    1,
+                    "node node-1, to which its volume is bound, is cordoned and its pod has waited"
+                        + " unscheduled for 11m; it comes back as a new member"
+                        + " (spec.replaceLostMemberAfter)"),
+                3,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/MemberNodeLost")),
+        row(
+            "drained for less than the wait: nothing replaced (a maintenance comes back)",
+            waitingFor(3, "10m"),
+            Views.healthy(3).down(1).onLostNode(1, null, CORDONED, Duration.ofMinutes(5), "node-1"),
+            expect(
+                "InSync",
+                new Step.None(),
+                3,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/MembersUnreachable")),
+        row(
+            "drained, removed from etcd: its claim on the cordoned node goes first",
+            waitingFor(3, "10m"),
+            Views.healthy(3)
+                .down(1)
+                .notMember(1)
+                .onLostNode(1, null, CORDONED, ELEVEN_MINUTES, "node-1"),
+            expect(
+                "ReplaceMemberOnLostNode",
+                new Step.DeleteClaim(
+                    1,
+                    Names.dataClaim(NAME, 1),
+                    "its volume is bound to node node-1, which is cordoned; its member was"
+                        + " removed from etcd, a new one starts empty"),
                 3,
                 EXISTING,
                 "True/QuorumHeld",

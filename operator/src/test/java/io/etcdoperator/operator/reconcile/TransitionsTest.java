@@ -306,6 +306,27 @@ class TransitionsTest {
   }
 
   @org.junit.jupiter.api.Test
+  void aMemberReplacedOnAnotherNodeIsNotToldBackOnItsNode() {
+    EtcdClusterStatus removed =
+        status(
+            "True",
+            "QuorumHeld",
+            "False",
+            "MembersUnreachable",
+            on(member("test-1", false), null, "2026-12-01T12:00:00Z"));
+    EtcdClusterStatus replaced =
+        status(
+            "True",
+            "QuorumHeld",
+            "True",
+            "AllMembersReady",
+            on(member("test-1", "2f", true), "node-0", null));
+    assertThat(Transitions.between(removed, replaced))
+        .extracting(Notice::reason)
+        .doesNotContain("MemberNodeBack");
+  }
+
+  @org.junit.jupiter.api.Test
   void membersThatNewlyShareANodeAreToldOnce() {
     EtcdClusterStatus apart =
         status(
