@@ -73,6 +73,23 @@ public final class CertManagerEmulation {
     return cas.get(secretName);
   }
 
+  /**
+   * Issues the CA Certificate that writes Secret {@code secretName} again: a new CA (new key, new
+   * subject key), as when its Certificate is deleted and created again or its Secret removed. The
+   * leaves its Issuer issues from now on ({@link #renew}) are signed by the new CA. Returns the new
+   * CA's Secret data; the old CA stays readable from a Secret read before.
+   */
+  public Map<String, byte[]> replaceCa(String secretName) {
+    JsonNode ca =
+        certificates.values().stream()
+            .filter(c -> c.at("/spec/isCA").asBoolean())
+            .filter(c -> c.at("/spec/secretName").asText().equals(secretName))
+            .findFirst()
+            .orElseThrow(
+                () -> new IllegalArgumentException("no CA Certificate writes " + secretName));
+    return issue(ca);
+  }
+
   /** Issues the Certificate {@code name} again (a renewal: a new key, the same CA). */
   public Map<String, byte[]> renew(String name) {
     return issue(certificates.get(name));
