@@ -31,7 +31,7 @@ import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Issue 6 end to end: members keep their data and names through failures, the operator waits
@@ -120,7 +120,7 @@ class DurabilityE2EIT {
    * lost its data, case 5).
    */
   @ParameterizedTest(name = "{0}")
-  @ValueSource(strings = {"quay.io/coreos/etcd:v3.4.23", "quay.io/coreos/etcd:v3.5.30"})
+  @MethodSource("majorityLossImages")
   void aMajorityThatLostItsDataIsReportedAndRebuiltOnlyWhenAsked(String image) throws Exception {
     SandboxConfig config =
         SandboxConfig.defaults(dir)
@@ -138,6 +138,16 @@ class DurabilityE2EIT {
         s.majorityDataLostThenRebuilt();
       }
     }
+  }
+
+  /**
+   * etcd 3.5 always; 3.4 too with {@code -Plong} (system property {@code long.all.versions}): a
+   * version matrix beyond the essentials, and 3.4's sign of lost data runs in the test below.
+   */
+  static Stream<String> majorityLossImages() {
+    return Boolean.getBoolean("long.all.versions")
+        ? Stream.of("quay.io/coreos/etcd:v3.4.23", "quay.io/coreos/etcd:v3.5.30")
+        : Stream.of("quay.io/coreos/etcd:v3.5.30");
   }
 
   /**
