@@ -194,6 +194,26 @@ class TlsE2EIT {
     }
   }
 
+  /**
+   * The newest revision in the change log {@code <schedule>.changes} on any claim of the sandbox
+   * under {@code dir} (0: none yet).
+   */
+  static long newestArchived(Path dir, String schedule) throws java.io.IOException {
+    Path claims = dir.resolve("pvc").resolve(E2E.NS);
+    if (!java.nio.file.Files.isDirectory(claims)) {
+      return 0;
+    }
+    try (var files = java.nio.file.Files.walk(claims)) {
+      return files
+          .filter(f -> f.getParent().getFileName().toString().equals(schedule + ".changes"))
+          .map(f -> io.etcdoperator.operator.backup.ChangeChunk.range(f.getFileName().toString()))
+          .filter(r -> r != null)
+          .mapToLong(r -> r[1])
+          .max()
+          .orElse(0);
+    }
+  }
+
   static byte[] concat(byte[] a, byte[] b) {
     byte[] out = java.util.Arrays.copyOf(a, a.length + b.length);
     System.arraycopy(b, 0, out, a.length, b.length);
@@ -465,6 +485,109 @@ class TlsE2EIT {
         assertThat(backup.getPhase()).as("%s", backup.getConditions()).isEqualTo("Complete");
         assertThat(backup.getSnapshot().getUri()).isEqualTo("pvc://backup-claim/of-tls.db");
         assertThat(backup.getSnapshot().getRevision()).isPositive();
+
+        // A continuous backup of the TLS cluster: its archiver watches the cluster through the
+        // client Service over mutual TLS and writes every change to the claim's change log, from
+        // the newest full backup of the schedule's name on: one taken by hand here, so that the
+        // test need not wait for the cron's next minute.
+        e2e.client()
+            .resource(
+                e2e.client()
+                    .getKubernetesSerialization()
+                    .unmarshal(
+                        """
+                        apiVersion: etcd.aenix.io/v1alpha1
+                        kind: EtcdBackup
+                        metadata:
+                          name: tls-pitr-base
+                          namespace: default
+                        spec:
+                          clusterRef:
+                            name: etcd-tls
+                          destination:
+                            pvc:
+                              claimName: backup-claim
+                        """,
+                        io.etcdoperator.api.v1alpha1.EtcdBackup.class))
+            .create();
+        await()
+            .atMost(Duration.ofMinutes(2))
+            .until(
+                () -> {
+                  var b =
+                      e2e.client()
+                          .resources(io.etcdoperator.api.v1alpha1.EtcdBackup.class)
+                          .inNamespace(E2E.NS)
+                          .withName("tls-pitr-base")
+                          .get();
+                  return b.getStatus() != null && "Complete".equals(b.getStatus().getPhase());
+                });
+        e2e.client()
+            .resource(
+                e2e.client()
+                    .getKubernetesSerialization()
+                    .unmarshal(
+                        """
+                        apiVersion: etcd.aenix.io/v1alpha1
+                        kind: EtcdBackupSchedule
+                        metadata:
+                          name: tls-pitr
+                          namespace: default
+                        spec:
+                          clusterRef:
+                            name: etcd-tls
+                          schedule: "0 0 1 1 *"
+                          continuous:
+                            enabled: true
+                          destination:
+                            pvc:
+                              claimName: backup-claim
+                        """,
+                        io.etcdoperator.api.v1alpha1.EtcdBackupSchedule.class))
+            .create();
+        long lastRevision = 0;
+        try (EtcdKv kv = new EtcdKv(Duration.ofSeconds(5), Optional.of(root), URI::getHost)) {
+          // The archiver may start after some of these: it reads etcd's history from the full
+          // backup's revision on, so every one arrives.
+          for (int i = 0; i < 20; i++) {
+            lastRevision = kv.put(member0, "/tls-e2e/continuous/" + i, "v" + i);
+            Thread.sleep(100);
+          }
+          long last = lastRevision;
+          try {
+            await()
+                .atMost(Duration.ofMinutes(2))
+                .pollInterval(Duration.ofMillis(250))
+                .until(() -> newestArchived(dir, "tls-pitr") >= last);
+          } catch (org.awaitility.core.ConditionTimeoutException e) {
+            var archiver =
+                e2e.client().pods().inNamespace(E2E.NS).withName("tls-pitr-archiver").get();
+            throw new AssertionError(
+                "revision "
+                    + last
+                    + " not archived within 2 min; newest "
+                    + newestArchived(dir, "tls-pitr")
+                    + "; archiver pod "
+                    + (archiver == null ? "none" : archiver.getStatus()),
+                e);
+          }
+        }
+        var schedule =
+            e2e.client()
+                .resources(io.etcdoperator.api.v1alpha1.EtcdBackupSchedule.class)
+                .inNamespace(E2E.NS)
+                .withName("tls-pitr")
+                .get()
+                .getStatus();
+        System.out.printf(
+            "continuous backup of a TLS cluster: revision %d archived to %s%n",
+            lastRevision, schedule.getChangeLog());
+        assertThat(schedule.getChangeLog()).isEqualTo("pvc://backup-claim/tls-pitr.changes");
+        e2e.client()
+            .resources(io.etcdoperator.api.v1alpha1.EtcdBackupSchedule.class)
+            .inNamespace(E2E.NS)
+            .withName("tls-pitr")
+            .delete();
 
         // TLS off for a running cluster: refused, nothing restarts.
         Map<String, String> before = restarts(c);
