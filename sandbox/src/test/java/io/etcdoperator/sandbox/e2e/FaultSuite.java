@@ -20,6 +20,7 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -150,14 +151,46 @@ final class FaultSuite {
   private Members members;
   private RecordingWriter writer;
 
-  private FaultSuite(long seed) {
+  private final boolean tls;
+
+  private FaultSuite(long seed, boolean tls) {
     this.seed = seed;
     this.random = new Random(seed);
+    this.tls = tls;
   }
 
   /** One run in a fresh sandbox under {@code dir}. */
   static Run run(long seed, int faults, Path dir) throws Exception {
-    return new FaultSuite(seed).run(faults, dir);
+    return run(seed, faults, dir, false);
+  }
+
+  /**
+   * One run in a fresh sandbox under {@code dir}; with {@code tls}, the cluster is {@code
+   * examples/tls/}'s (peer TLS, server TLS, client-certificate authentication and etcd's auth, its
+   * cert-manager Certificates issued by the test for a cluster named {@value #C}), and the writer
+   * and the witness calls use mutual TLS as its root user.
+   */
+  static Run run(long seed, int faults, Path dir, boolean tls) throws Exception {
+    return new FaultSuite(seed, tls).run(faults, dir);
+  }
+
+  /** The TLS example, renamed to this suite's cluster: its Secrets, its client's TLS, its YAML. */
+  private record TlsCluster(
+      Map<String, Map<String, byte[]>> secrets,
+      io.etcdoperator.operator.tls.ClientTls root,
+      String yaml) {
+    static TlsCluster issue(Path dir) throws Exception {
+      java.nio.file.Files.createDirectories(dir);
+      Path example = dir.resolve("tls-example.yaml");
+      java.nio.file.Files.writeString(
+          example, java.nio.file.Files.readString(TlsE2EIT.EXAMPLE).replace("etcd-tls", C));
+      Map<String, Map<String, byte[]>> secrets =
+          io.etcdoperator.testing.CertManagerEmulation.of(example).issueAll();
+      return new TlsCluster(
+          secrets,
+          TlsE2EIT.clientTls(secrets.get(C + "-client"), secrets.get(C + "-server")),
+          E2E.document(example, "EtcdCluster"));
+    }
   }
 
   private Run run(int faults, Path dir) throws Exception {
@@ -168,13 +201,23 @@ final class FaultSuite {
     OperatorSettings settings =
         OperatorSettings.defaults().withQuorumLossAlarm(Duration.ofSeconds(30)).withCallHook(calls);
     WriterReport report = null;
+    Optional<TlsCluster> secure = tls ? Optional.of(TlsCluster.issue(dir)) : Optional.empty();
     try (E2E session = E2E.start(config, settings);
-        Members witness = new Members(C)) {
+        Members witness = new Members(C, secure.map(TlsCluster::root))) {
       e2e = session;
       members = witness;
       crasher = new Crasher(e2e.sandbox());
       calls.listen(crasher);
-      e2e.apply("seed-000-fixed.yaml");
+      if (secure.isPresent()) {
+        secure
+            .get()
+            .secrets()
+            .forEach(
+                (name, data) -> e2e.client().resource(E2E.tlsSecret(E2E.NS, name, data)).create());
+        e2e.apply(secure.get().yaml());
+      } else {
+        e2e.apply("seed-000-fixed.yaml");
+      }
       e2e.awaitReady(C, Duration.ofMinutes(2));
       Duration first = settle();
       if (first == null) {
@@ -182,11 +225,9 @@ final class FaultSuite {
         return new Run(seed, injected, null, problems);
       }
       Set<String> clusterIds = members.clusterIds(N);
-      writer =
-          RecordingWriter.builder(members.urls(N))
-              .rate(50)
-              .maxDuration(Duration.ofMinutes(20))
-              .start();
+      RecordingWriter.Builder builder =
+          RecordingWriter.builder(members.urls(N)).rate(50).maxDuration(Duration.ofMinutes(20));
+      writer = (secure.isPresent() ? builder.tls(secure.get().root()) : builder).start();
       try {
         awaitAcks(25);
         for (int i = 0; i < faults && problems.isEmpty(); i++) {

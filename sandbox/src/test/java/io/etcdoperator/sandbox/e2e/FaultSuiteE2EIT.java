@@ -16,16 +16,18 @@ import org.junit.jupiter.api.Test;
  * S]}, which sets the system properties {@code faults.runs}, {@code faults.seed} (the first run's
  * seed; run i uses seed + i), {@code faults.perRun}, {@code faults.minutes} (no run starts after
  * that long) and {@code faults.results} (environment variables {@code FAULT_SUITE_RUNS}, {@code
- * FAULT_SUITE_SEED}, {@code FAULT_SUITE_FAULTS} work too). Every run's line and the totals are
- * printed and appended to the results file (default {@code target/fault-suite/results.txt}); a
- * failed run's sandbox directory (pod logs under {@code logs/}) is kept under {@code
- * target/fault-suite/}.
+ * FAULT_SUITE_SEED}, {@code FAULT_SUITE_FAULTS} work too); {@code faults.tls} ({@code
+ * FAULT_SUITE_TLS}, {@code scripts/fault-suite --tls}) runs {@code examples/tls/}'s cluster. Every
+ * run's line and the totals are printed and appended to the results file (default {@code
+ * target/fault-suite/results.txt}); a failed run's sandbox directory (pod logs under {@code logs/})
+ * is kept under {@code target/fault-suite/}.
  */
 class FaultSuiteE2EIT {
   @Test
   void seededRandomFaultsLoseNoAcknowledgedWrite() throws Exception {
     int runs = Integer.parseInt(setting("faults.runs", "FAULT_SUITE_RUNS", "2"));
     int faults = Integer.parseInt(setting("faults.perRun", "FAULT_SUITE_FAULTS", "4"));
+    boolean tls = Boolean.parseBoolean(setting("faults.tls", "FAULT_SUITE_TLS", "false"));
     String given = setting("faults.seed", "FAULT_SUITE_SEED", "");
     long first =
         given == null || given.isBlank()
@@ -47,7 +49,8 @@ class FaultSuiteE2EIT {
             + " faults, seeds "
             + first
             + ".."
-            + (first + runs - 1);
+            + (first + runs - 1)
+            + (tls ? ", TLS (examples/tls/)" : "");
     System.out.println(header);
     FaultSuite.append(results, header);
     List<FaultSuite.Run> done = new ArrayList<>();
@@ -56,7 +59,7 @@ class FaultSuiteE2EIT {
       Path dir = base.resolve("run-" + seed);
       FaultSuite.Run run;
       try {
-        run = FaultSuite.run(seed, faults, dir);
+        run = FaultSuite.run(seed, faults, dir, tls);
       } catch (Exception | AssertionError e) {
         run = new FaultSuite.Run(seed, List.of(), null, List.of("the run threw " + e));
         e.printStackTrace();

@@ -23,16 +23,30 @@ import java.util.TreeSet;
  */
 final class Members implements AutoCloseable {
   private final String cluster;
+  private final String scheme;
   private final JetcdEtcdService etcd =
       new JetcdEtcdService(EtcdServiceConfig.defaults().withDeadline(Duration.ofSeconds(2)));
-  private final EtcdKv kv = new EtcdKv(Duration.ofSeconds(5));
+  private final EtcdKv kv;
+
+  /** The member name each resolved address stands for: what a TLS call verifies. */
+  private final Map<String, String> hostOf = new java.util.concurrent.ConcurrentHashMap<>();
 
   Members(String cluster) {
+    this(cluster, Optional.empty());
+  }
+
+  /** Members that serve clients over https and ask for a client certificate: {@code tls}'s. */
+  Members(String cluster, Optional<io.etcdoperator.operator.tls.ClientTls> tls) {
     this.cluster = cluster;
+    this.scheme = tls.isPresent() ? "https" : "http";
+    etcd.useTls("witness/" + cluster, tls);
+    this.kv =
+        new EtcdKv(
+            Duration.ofSeconds(5), tls, uri -> hostOf.getOrDefault(uri.getHost(), uri.getHost()));
   }
 
   String url(int ordinal) {
-    return Names.clientUrl(E2E.NS, cluster, ordinal);
+    return Names.clientUrl(E2E.NS, cluster, ordinal, scheme);
   }
 
   /**
@@ -42,7 +56,9 @@ final class Members implements AutoCloseable {
   String addressUrl(int ordinal) {
     String host = Names.memberHost(E2E.NS, cluster, ordinal);
     try {
-      return "http://" + InetAddress.getByName(host).getHostAddress() + ":2379";
+      String address = InetAddress.getByName(host).getHostAddress();
+      hostOf.put(address, host);
+      return scheme + "://" + address + ":2379";
     } catch (UnknownHostException e) {
       return url(ordinal);
     }
