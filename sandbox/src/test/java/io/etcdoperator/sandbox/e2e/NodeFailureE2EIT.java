@@ -29,7 +29,8 @@ import org.junit.jupiter.api.io.TempDir;
  *       node-down to Ready is printed (the wait plus the replacement).
  *   <li>node-delete: the member on that node is replaced the same way.
  *   <li>(a second test) drain: the member's pod, evicted, cannot go back to its volume while the
- *       node is cordoned; it is replaced after the wait.
+ *       node is cordoned; it is replaced after the wait. (A third) on network storage, the drained
+ *       member moves to another node with its data.
  * </ol>
  *
  * 0 acknowledged writes lost throughout.
@@ -190,17 +191,7 @@ class NodeFailureE2EIT {
       try (RecordingWriter writer = test.writer(Duration.ofMinutes(3))) {
         writer.mark("drain " + node);
         long drained = System.nanoTime();
-        e2e.client()
-            .nodes()
-            .withName(node)
-            .edit(
-                n -> {
-                  n.getSpec().setUnschedulable(true);
-                  return n;
-                });
-        await()
-            .atMost(Duration.ofSeconds(30))
-            .until(() -> e2e.client().pods().inNamespace(E2E.NS).withName("test-1").evict());
+        drain(e2e, node, "test-1");
         await()
             .atMost(Duration.ofSeconds(60))
             .until(
@@ -257,6 +248,76 @@ class NodeFailureE2EIT {
         assertThat(report.altered()).isEmpty();
       }
     }
+  }
+
+  /**
+   * The same drain of a member on network-attached storage ({@code standard}): its pod, evicted, is
+   * scheduled on another node and its volume follows it; the member is back with its data under its
+   * own ID, and nothing is removed or deleted by the operator.
+   */
+  @Test
+  void aDrainedNodesMemberOnNetworkStorageMovesWithItsData() throws Exception {
+    CallLog calls = new CallLog();
+    SandboxConfig config =
+        SandboxConfig.defaults(dir)
+            .withRestartBackoff(Duration.ofSeconds(1), Duration.ofSeconds(5))
+            .withMaxGracePeriod(Duration.ofSeconds(10))
+            .withNodes(3);
+    try (E2E e2e = E2E.start(config, OperatorSettings.defaults().withCallHook(calls));
+        Cluster test = new Cluster(e2e, "test")) {
+      e2e.apply(CLUSTER.replace("storageClassName: local", "storageClassName: standard"));
+      test.awaitConverged(1, 3, STEP);
+      Map<String, String> ids = test.memberIds();
+      String node = nodes(test).get("test-1");
+      try (RecordingWriter writer = test.writer(Duration.ofMinutes(2))) {
+        writer.mark("drain " + node);
+        long drained = System.nanoTime();
+        drain(e2e, node, "test-1");
+        awaitOrSay(
+            test,
+            calls,
+            0,
+            () -> {
+              Map<String, String> placed = nodes(test);
+              return placed.containsKey("test-1")
+                  && !node.equals(placed.get("test-1"))
+                  && test.converged(1, 3);
+            });
+        System.out.printf(
+            "drain of %s (test-1 on network storage) to Ready on another node: %d ms%n",
+            node, (System.nanoTime() - drained) / 1_000_000);
+        assertThat(test.memberIds()).as("the same members, on their data").isEqualTo(ids);
+        assertThat(labels(calls, 0))
+            .noneMatch(
+                l ->
+                    l.startsWith("etcd removeMember")
+                        || l.startsWith("etcd addLearner")
+                        || l.startsWith("k8s delete PersistentVolumeClaim"));
+        WriterReport report = writer.report();
+        System.out.println(report.summary());
+        assertThat(report.verified()).isTrue();
+        assertThat(report.lost()).isEmpty();
+        assertThat(report.altered()).isEmpty();
+      }
+    }
+  }
+
+  /**
+   * What {@code kubectl drain} does to {@code pod}'s node: cordon it, then evict the pod through
+   * the Eviction API (retried while the PodDisruptionBudget refuses it, as kubectl does).
+   */
+  static void drain(E2E e2e, String node, String pod) {
+    e2e.client()
+        .nodes()
+        .withName(node)
+        .edit(
+            n -> {
+              n.getSpec().setUnschedulable(true);
+              return n;
+            });
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> e2e.client().pods().inNamespace(E2E.NS).withName(pod).evict());
   }
 
   /** Awaits {@code done}; on a timeout, says what status, the pods and the calls were. */
