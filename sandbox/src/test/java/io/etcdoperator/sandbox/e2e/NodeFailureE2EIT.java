@@ -64,10 +64,7 @@ class NodeFailureE2EIT {
   void aLostNodesMemberWaitsThenIsReplacedAndOneBackInTimeKeepsItsData() throws Exception {
     CallLog calls = new CallLog();
     SandboxConfig config =
-        SandboxConfig.defaults(dir)
-            .withRestartBackoff(Duration.ofSeconds(1), Duration.ofSeconds(5))
-            .withMaxGracePeriod(Duration.ofSeconds(10))
-            .withNodes(3)
+        threeNodes(dir)
             .withNodeTimings(Duration.ofSeconds(4), Duration.ofSeconds(3), Duration.ofSeconds(1));
     try (E2E e2e = E2E.start(config, OperatorSettings.defaults().withCallHook(calls));
         Cluster test = new Cluster(e2e, "test")) {
@@ -157,11 +154,8 @@ class NodeFailureE2EIT {
         assertThat(test.events()).anyMatch(e -> e.startsWith("Warning MembersShareNode"));
 
         WriterReport report = writer.report();
-        System.out.println(report.summary());
         report.gapsByMark().forEach(g -> System.out.println("  " + MembershipE2EIT.gap(g)));
-        assertThat(report.verified()).isTrue();
-        assertThat(report.lost()).isEmpty();
-        assertThat(report.altered()).isEmpty();
+        assertNothingLost(report);
       }
     }
   }
@@ -177,10 +171,7 @@ class NodeFailureE2EIT {
   void aDrainedNodesMemberOnALocalVolumeIsReplacedAfterTheWait() throws Exception {
     CallLog calls = new CallLog();
     SandboxConfig config =
-        SandboxConfig.defaults(dir)
-            .withRestartBackoff(Duration.ofSeconds(1), Duration.ofSeconds(5))
-            .withMaxGracePeriod(Duration.ofSeconds(10))
-            .withNodes(3)
+        threeNodes(dir)
             .withNodeTimings(Duration.ofSeconds(4), Duration.ofSeconds(3), Duration.ofSeconds(1));
     try (E2E e2e = E2E.start(config, OperatorSettings.defaults().withCallHook(calls));
         Cluster test = new Cluster(e2e, "test")) {
@@ -241,11 +232,7 @@ class NodeFailureE2EIT {
         assertThat(labels(calls, after))
             .noneMatch(l -> l.startsWith("etcd removeMember") || l.startsWith("k8s delete"));
 
-        WriterReport report = writer.report();
-        System.out.println(report.summary());
-        assertThat(report.verified()).isTrue();
-        assertThat(report.lost()).isEmpty();
-        assertThat(report.altered()).isEmpty();
+        assertNothingLost(writer.report());
       }
     }
   }
@@ -258,11 +245,7 @@ class NodeFailureE2EIT {
   @Test
   void aDrainedNodesMemberOnNetworkStorageMovesWithItsData() throws Exception {
     CallLog calls = new CallLog();
-    SandboxConfig config =
-        SandboxConfig.defaults(dir)
-            .withRestartBackoff(Duration.ofSeconds(1), Duration.ofSeconds(5))
-            .withMaxGracePeriod(Duration.ofSeconds(10))
-            .withNodes(3);
+    SandboxConfig config = threeNodes(dir);
     try (E2E e2e = E2E.start(config, OperatorSettings.defaults().withCallHook(calls));
         Cluster test = new Cluster(e2e, "test")) {
       e2e.apply(CLUSTER.replace("storageClassName: local", "storageClassName: standard"));
@@ -293,13 +276,25 @@ class NodeFailureE2EIT {
                     l.startsWith("etcd removeMember")
                         || l.startsWith("etcd addLearner")
                         || l.startsWith("k8s delete PersistentVolumeClaim"));
-        WriterReport report = writer.report();
-        System.out.println(report.summary());
-        assertThat(report.verified()).isTrue();
-        assertThat(report.lost()).isEmpty();
-        assertThat(report.altered()).isEmpty();
+        assertNothingLost(writer.report());
       }
     }
+  }
+
+  /** The sandbox these tests run: three nodes, short back-offs and grace periods. */
+  static SandboxConfig threeNodes(Path dir) {
+    return SandboxConfig.defaults(dir)
+        .withRestartBackoff(Duration.ofSeconds(1), Duration.ofSeconds(5))
+        .withMaxGracePeriod(Duration.ofSeconds(10))
+        .withNodes(3);
+  }
+
+  /** Every acknowledged write read back, none lost or altered; the summary printed. */
+  static void assertNothingLost(WriterReport report) {
+    System.out.println(report.summary());
+    assertThat(report.verified()).isTrue();
+    assertThat(report.lost()).isEmpty();
+    assertThat(report.altered()).isEmpty();
   }
 
   /**

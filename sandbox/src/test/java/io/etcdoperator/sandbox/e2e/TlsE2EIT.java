@@ -195,6 +195,45 @@ class TlsE2EIT {
   }
 
   /**
+   * Backs the TLS example's cluster up to the claim {@code backup-claim} as EtcdBackup {@code
+   * name}; returns its status once Complete or Failed (2 min at the most).
+   */
+  static io.etcdoperator.api.v1alpha1.EtcdBackupStatus backupToClaim(E2E e2e, String name) {
+    var backups = e2e.client().resources(io.etcdoperator.api.v1alpha1.EtcdBackup.class);
+    backups
+        .resource(
+            e2e.client()
+                .getKubernetesSerialization()
+                .unmarshal(
+                    """
+                    apiVersion: etcd.aenix.io/v1alpha1
+                    kind: EtcdBackup
+                    metadata:
+                      name: %s
+                      namespace: default
+                    spec:
+                      clusterRef:
+                        name: etcd-tls
+                      destination:
+                        pvc:
+                          claimName: backup-claim
+                    """
+                        .formatted(name),
+                    io.etcdoperator.api.v1alpha1.EtcdBackup.class))
+        .create();
+    await()
+        .atMost(Duration.ofMinutes(2))
+        .until(
+            () -> {
+              var b = backups.inNamespace(E2E.NS).withName(name).get();
+              return b.getStatus() != null
+                  && ("Complete".equals(b.getStatus().getPhase())
+                      || "Failed".equals(b.getStatus().getPhase()));
+            });
+    return backups.inNamespace(E2E.NS).withName(name).get().getStatus();
+  }
+
+  /**
    * The newest revision in the change log {@code <schedule>.changes} on any claim of the sandbox
    * under {@code dir} (0: none yet).
    */
@@ -440,47 +479,7 @@ class TlsE2EIT {
                     .endSpec()
                     .build())
             .create();
-        e2e.client()
-            .resource(
-                e2e.client()
-                    .getKubernetesSerialization()
-                    .unmarshal(
-                        """
-                        apiVersion: etcd.aenix.io/v1alpha1
-                        kind: EtcdBackup
-                        metadata:
-                          name: of-tls
-                          namespace: default
-                        spec:
-                          clusterRef:
-                            name: etcd-tls
-                          destination:
-                            pvc:
-                              claimName: backup-claim
-                        """,
-                        io.etcdoperator.api.v1alpha1.EtcdBackup.class))
-            .create();
-        await()
-            .atMost(Duration.ofMinutes(2))
-            .until(
-                () -> {
-                  var b =
-                      e2e.client()
-                          .resources(io.etcdoperator.api.v1alpha1.EtcdBackup.class)
-                          .inNamespace(E2E.NS)
-                          .withName("of-tls")
-                          .get();
-                  return b.getStatus() != null
-                      && ("Complete".equals(b.getStatus().getPhase())
-                          || "Failed".equals(b.getStatus().getPhase()));
-                });
-        var backup =
-            e2e.client()
-                .resources(io.etcdoperator.api.v1alpha1.EtcdBackup.class)
-                .inNamespace(E2E.NS)
-                .withName("of-tls")
-                .get()
-                .getStatus();
+        var backup = backupToClaim(e2e, "of-tls");
         System.out.println("backup of a TLS cluster: " + backup.getConditions());
         assertThat(backup.getPhase()).as("%s", backup.getConditions()).isEqualTo("Complete");
         assertThat(backup.getSnapshot().getUri()).isEqualTo("pvc://backup-claim/of-tls.db");
@@ -490,38 +489,7 @@ class TlsE2EIT {
         // client Service over mutual TLS and writes every change to the claim's change log, from
         // the newest full backup of the schedule's name on: one taken by hand here, so that the
         // test need not wait for the cron's next minute.
-        e2e.client()
-            .resource(
-                e2e.client()
-                    .getKubernetesSerialization()
-                    .unmarshal(
-                        """
-                        apiVersion: etcd.aenix.io/v1alpha1
-                        kind: EtcdBackup
-                        metadata:
-                          name: tls-pitr-base
-                          namespace: default
-                        spec:
-                          clusterRef:
-                            name: etcd-tls
-                          destination:
-                            pvc:
-                              claimName: backup-claim
-                        """,
-                        io.etcdoperator.api.v1alpha1.EtcdBackup.class))
-            .create();
-        await()
-            .atMost(Duration.ofMinutes(2))
-            .until(
-                () -> {
-                  var b =
-                      e2e.client()
-                          .resources(io.etcdoperator.api.v1alpha1.EtcdBackup.class)
-                          .inNamespace(E2E.NS)
-                          .withName("tls-pitr-base")
-                          .get();
-                  return b.getStatus() != null && "Complete".equals(b.getStatus().getPhase());
-                });
+        assertThat(backupToClaim(e2e, "tls-pitr-base").getPhase()).isEqualTo("Complete");
         e2e.client()
             .resource(
                 e2e.client()
