@@ -2,6 +2,7 @@ package io.etcdoperator.sandbox.bench;
 
 import io.etcdoperator.sandbox.OperatorLauncher;
 import io.etcdoperator.sandbox.SandboxException;
+import io.etcdoperator.sandbox.cli.Relauncher;
 import io.etcdoperator.sandbox.net.JvmHosts;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -110,24 +111,19 @@ public final class BenchmarkCommand implements Callable<Integer> {
     }
   }
 
+  /** Runs itself again in a JVM that resolves sandbox names (see {@link Relauncher}). */
   private int relaunch() throws Exception {
     List<String> args =
-        List.of("--runs", String.valueOf(runs), "--dir", dir.toString(), "--etcd", etcd);
-    List<String> cmd =
-        new ArrayList<>(
-            List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-D" + JvmHosts.PROPERTY + "=" + dir.toAbsolutePath().resolve("jvm-hosts"),
-                "-Dsun.net.inetaddr.ttl=0",
-                "-Dsun.net.inetaddr.negative.ttl=0",
-                "-cp",
-                System.getProperty("java.class.path"),
-                BenchmarkCommand.class.getName()));
-    cmd.addAll(args);
-    return new ProcessBuilder(cmd).inheritIO().start().waitFor();
+        new ArrayList<>(List.of("--runs", String.valueOf(runs), "--dir", dir.toString()));
+    if (etcd != null) {
+      args.add("--etcd");
+      args.add(etcd);
+    }
+    return Relauncher.relaunchWithHostsFile(dir, BenchmarkCommand.class, args);
   }
 
   public static void main(String[] args) {
+    Relauncher.watchParent();
     System.exit(new CommandLine(new BenchmarkCommand()).execute(args));
   }
 }

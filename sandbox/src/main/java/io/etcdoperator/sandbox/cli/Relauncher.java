@@ -16,7 +16,7 @@ import java.util.concurrent.TimeUnit;
  * nothing on: the child is told the parent's pid ({@value #PARENT_PROPERTY}) and watches it ({@link
  * #watchParent}), so it stops its sandbox within a second or two of the parent's death.
  */
-final class Relauncher {
+public final class Relauncher {
   /** The system property that names, in the child, the pid of the JVM that launched it. */
   static final String PARENT_PROPERTY = "sandbox.launcher.pid";
 
@@ -28,7 +28,7 @@ final class Relauncher {
    * In a child this class launched: a daemon thread that exits the JVM (its shutdown hooks stop the
    * sandbox and every process it started) once the launcher is gone, whatever killed it.
    */
-  static void watchParent() {
+  public static void watchParent() {
     String pid = System.getProperty(PARENT_PROPERTY);
     if (pid == null || pid.isBlank()) {
       return;
@@ -53,7 +53,8 @@ final class Relauncher {
     t.start();
   }
 
-  static int relaunchWithHostsFile(Path dir, Class<?> main, List<String> args) throws Exception {
+  public static int relaunchWithHostsFile(Path dir, Class<?> main, List<String> args)
+      throws Exception {
     Files.createDirectories(dir);
     Path hosts = dir.toAbsolutePath().resolve("jvm-hosts");
     List<String> cmd = new ArrayList<>();

@@ -251,6 +251,43 @@ class SandboxCommandIT {
     assertThat(cmd.toString()).contains("--nodes must be at least 1");
   }
 
+  /**
+   * {@code sandbox benchmark}, as README's launcher runs it (the jar, no {@code --etcd}), once each
+   * way: it runs itself again in a JVM that resolves sandbox names, and prints both times and their
+   * ratio (it once failed there, before any run, on the {@code --etcd} it had not been given).
+   */
+  @Test
+  void benchmarkRunsOnceEachWayAndPrintsTheRatio() throws Exception {
+    Path jar = Path.of("target", "etcd-operator-sandbox.jar").toAbsolutePath();
+    assumeTrue(Files.exists(jar), "the launcher jar is built in the package phase");
+    Path log = dir.resolve("benchmark.log");
+    Process p =
+        new ProcessBuilder(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-jar",
+                jar.toString(),
+                "sandbox",
+                "benchmark",
+                "--runs",
+                "1",
+                "--dir",
+                dir.resolve("bench").toString())
+            .redirectErrorStream(true)
+            .redirectOutput(log.toFile())
+            .start();
+    try {
+      assertThat(p.waitFor(180, TimeUnit.SECONDS)).as("the benchmark ended").isTrue();
+      String out = Files.readString(log);
+      assertThat(p.exitValue()).as(out).isZero();
+      assertThat(out)
+          .contains("run 1: by hand ")
+          .containsPattern("ratio sandbox/by hand: [0-9]+[.,][0-9]{2}")
+          .doesNotContain("\tat ");
+    } finally {
+      p.destroyForcibly();
+    }
+  }
+
   @Test
   void withoutRootItSaysSoInOneSentence() throws Exception {
     Path jar = Path.of("target", "etcd-operator-sandbox.jar").toAbsolutePath();
