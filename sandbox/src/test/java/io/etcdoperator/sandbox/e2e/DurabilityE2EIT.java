@@ -311,7 +311,13 @@ class DurabilityE2EIT {
         assertThat(lost).isLessThan(Duration.ofSeconds(5));
         assertThat(message).contains(first).contains(second);
         assertThat(loud).startsWith("quorum lost for more than 8 seconds");
-        assertThat(c.events()).anyMatch(e -> e.getReason().equals("QuorumLostPersisting"));
+        // The Event follows the status write that reports the condition, a moment later.
+        await()
+            .atMost(Duration.ofSeconds(10))
+            .untilAsserted(
+                () ->
+                    assertThat(c.events())
+                        .anyMatch(e -> e.getReason().equals("QuorumLostPersisting")));
         assertThat(log.since(mark))
             .extracting(StatusLog.Entry::reason)
             .doesNotContain("MajorityDataLost");
