@@ -111,10 +111,11 @@ public final class Placements {
         volumeNode = podNode;
         lost = false;
       }
-      NodeState volumeState = volumeNode.map(n -> state(node.apply(n))).orElse(NodeState.UNKNOWN);
+      Optional<Node> volumeNodeSeen = volumeNode.flatMap(node);
+      NodeState volumeState = volumeNode.isEmpty() ? NodeState.UNKNOWN : state(volumeNodeSeen);
       if (volumeState == NodeState.READY
           && podNode.isEmpty()
-          && node.apply(volumeNode.orElseThrow()).map(Placements::cordoned).orElse(false)) {
+          && volumeNodeSeen.map(Placements::cordoned).orElse(false)) {
         volumeState = NodeState.CORDONED;
       }
       Optional<Instant> since = Optional.empty();

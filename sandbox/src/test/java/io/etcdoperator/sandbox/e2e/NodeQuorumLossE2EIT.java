@@ -31,10 +31,7 @@ class NodeQuorumLossE2EIT {
       throws Exception {
     CallLog calls = new CallLog();
     SandboxConfig config =
-        SandboxConfig.defaults(dir)
-            .withRestartBackoff(Duration.ofSeconds(1), Duration.ofSeconds(5))
-            .withMaxGracePeriod(Duration.ofSeconds(10))
-            .withNodes(3)
+        NodeFailureE2EIT.threeNodes(dir)
             .withNodeTimings(Duration.ofSeconds(4), Duration.ofSeconds(3), Duration.ofSeconds(1));
     try (E2E e2e = E2E.start(config, OperatorSettings.defaults().withCallHook(calls));
         Cluster test = new Cluster(e2e, "test")) {

@@ -120,14 +120,8 @@ class TlsE2EIT {
   void aPeerCaIsRotatedInThreeStepsWithQuorumKeptAndNothingLost() throws Exception {
     CertManagerEmulation certs = CertManagerEmulation.of(EXAMPLE);
     Map<String, Map<String, byte[]>> secrets = certs.issueAll();
-    SandboxConfig config =
-        SandboxConfig.defaults(dir)
-            .withRestartBackoff(Duration.ofSeconds(1), Duration.ofSeconds(5))
-            .withMaxGracePeriod(Duration.ofSeconds(10));
-    try (E2E e2e = E2E.start(config)) {
-      secrets.forEach((name, data) -> e2e.client().resource(secret(name, data)).create());
-      ClientTls root = clientTls(secrets.get("etcd-tls-client"), secrets.get("etcd-tls-server"));
-      e2e.apply(E2E.document(EXAMPLE, "EtcdCluster"));
+    try (E2E e2e = E2E.start(sandbox(dir))) {
+      ClientTls root = applyExample(e2e, secrets);
       try (Cluster c = new Cluster(e2e, C, root)) {
         c.awaitConverged(1, 3, STEP);
         Map<String, String> ids = c.memberIds();
@@ -253,6 +247,24 @@ class TlsE2EIT {
     }
   }
 
+  /** The sandbox both tests run: short back-offs and grace periods. */
+  static SandboxConfig sandbox(Path dir) {
+    return SandboxConfig.defaults(dir)
+        .withRestartBackoff(Duration.ofSeconds(1), Duration.ofSeconds(5))
+        .withMaxGracePeriod(Duration.ofSeconds(10));
+  }
+
+  /**
+   * Creates the example's Secrets ({@code secrets}, as issued) and applies its EtcdCluster; returns
+   * the TLS of its root client (the client certificate, trusting the server CA).
+   */
+  static ClientTls applyExample(E2E e2e, Map<String, Map<String, byte[]>> secrets)
+      throws Exception {
+    secrets.forEach((name, data) -> e2e.client().resource(secret(name, data)).create());
+    e2e.apply(E2E.document(EXAMPLE, "EtcdCluster"));
+    return clientTls(secrets.get("etcd-tls-client"), secrets.get("etcd-tls-server"));
+  }
+
   static byte[] concat(byte[] a, byte[] b) {
     byte[] out = java.util.Arrays.copyOf(a, a.length + b.length);
     System.arraycopy(b, 0, out, a.length, b.length);
@@ -289,14 +301,8 @@ class TlsE2EIT {
   void theTlsExampleRunsScalesRollsAndRotatesWithoutRestartsOrLoss() throws Exception {
     CertManagerEmulation certs = CertManagerEmulation.of(EXAMPLE);
     Map<String, Map<String, byte[]>> secrets = certs.issueAll();
-    SandboxConfig config =
-        SandboxConfig.defaults(dir)
-            .withRestartBackoff(Duration.ofSeconds(1), Duration.ofSeconds(5))
-            .withMaxGracePeriod(Duration.ofSeconds(10));
-    try (E2E e2e = E2E.start(config)) {
-      secrets.forEach((name, data) -> e2e.client().resource(secret(name, data)).create());
-      ClientTls root = clientTls(secrets.get("etcd-tls-client"), secrets.get("etcd-tls-server"));
-      e2e.apply(E2E.document(EXAMPLE, "EtcdCluster"));
+    try (E2E e2e = E2E.start(sandbox(dir))) {
+      ClientTls root = applyExample(e2e, secrets);
       try (Cluster c = new Cluster(e2e, C, root)) {
         Duration up = c.awaitConverged(1, 3, STEP);
         System.out.printf("TLS cluster of 3 Ready in %d ms%n", up.toMillis());
