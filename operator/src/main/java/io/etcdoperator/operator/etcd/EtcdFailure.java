@@ -37,5 +37,7 @@ public enum EtcdFailure {
    * etcd answered and refused the request (for example "unhealthy cluster", "peer URLs already
    * exists", "too many learner members", "not enough started members"); the message says which.
    */
-  REJECTED
+  REJECTED,
+  /** The member does not know the method: an older etcd (3.4 has no AuthStatus). */
+  UNIMPLEMENTED
 }

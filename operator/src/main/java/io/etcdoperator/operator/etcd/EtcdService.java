@@ -78,6 +78,17 @@ public interface EtcdService extends AutoCloseable {
   PromoteResult promoteLearner(
       String clusterKey, String clientUrl, long expectedClusterId, long learnerId);
 
+  /**
+   * Sets the peer URLs etcd records for a member ({@code member update}): every member dials it
+   * there from then on. Returns the resulting member list.
+   */
+  EtcdMemberList updatePeerUrls(
+      String clusterKey,
+      String clientUrl,
+      long expectedClusterId,
+      long memberId,
+      List<String> peerUrls);
+
   /** Removes a member (voter or learner) and returns the resulting member list. */
   EtcdMemberList removeMember(
       String clusterKey, String clientUrl, long expectedClusterId, long memberId);

@@ -61,6 +61,11 @@ final class GrpcErrors {
     if (code == Status.Code.UNKNOWN && description.equals("channel closed")) {
       return EtcdFailure.UNREACHABLE;
     }
+    // An older etcd without this call (3.4 has no AuthStatus): gRPC's own words, naming the
+    // method of a service the member does serve. An unknown service is no etcd at all.
+    if (code == Status.Code.UNIMPLEMENTED && description.startsWith("unknown method ")) {
+      return EtcdFailure.UNIMPLEMENTED;
+    }
     if (!description.startsWith(ETCD_PREFIX)) {
       return code == Status.Code.UNAVAILABLE ? EtcdFailure.UNREACHABLE : null;
     }

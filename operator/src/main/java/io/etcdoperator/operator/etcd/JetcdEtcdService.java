@@ -9,6 +9,8 @@ import io.etcd.jetcd.api.MemberAddResponse;
 import io.etcd.jetcd.api.MemberListResponse;
 import io.etcd.jetcd.api.MemberRemoveRequest;
 import io.etcd.jetcd.api.MemberRemoveResponse;
+import io.etcd.jetcd.api.MemberUpdateRequest;
+import io.etcd.jetcd.api.MemberUpdateResponse;
 import io.etcd.jetcd.api.MoveLeaderRequest;
 import io.etcd.jetcd.api.RangeRequest;
 import io.etcd.jetcd.api.StatusResponse;
@@ -294,6 +296,26 @@ public final class JetcdEtcdService implements EtcdService {
         EtcdCalls.await(
             calls.call(
                 clusterKey, clientUrl, ClusterGrpc.getMemberRemoveMethod(), request, deadline),
+            clientUrl,
+            deadline);
+    return EtcdMessages.memberList(clientUrl, r.getHeader(), r.getMembersList());
+  }
+
+  @Override
+  public EtcdMemberList updatePeerUrls(
+      String clusterKey,
+      String clientUrl,
+      long expectedClusterId,
+      long memberId,
+      List<String> peerUrls) {
+    requireClusterId(clusterKey, clientUrl, expectedClusterId);
+    MemberUpdateRequest request =
+        MemberUpdateRequest.newBuilder().setID(memberId).addAllPeerURLs(peerUrls).build();
+    Deadline deadline = newDeadline();
+    MemberUpdateResponse r =
+        EtcdCalls.await(
+            calls.call(
+                clusterKey, clientUrl, ClusterGrpc.getMemberUpdateMethod(), request, deadline),
             clientUrl,
             deadline);
     return EtcdMessages.memberList(clientUrl, r.getHeader(), r.getMembersList());

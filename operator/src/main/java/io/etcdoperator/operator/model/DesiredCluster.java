@@ -30,6 +30,15 @@ public record DesiredCluster(Target target, Optional<EtcdClusterModel> model) {
    * the cluster's Secrets; empty when none is known).
    */
   public static DesiredCluster of(EtcdCluster cluster, String operatorImage, String trustedCa) {
+    return of(cluster, operatorImage, trustedCa, TlsMove.NONE);
+  }
+
+  /**
+   * As {@link #of(EtcdCluster, String, String)}, the members listening on the peer URLs of {@code
+   * move} (a running cluster moving its peers to TLS, as observed).
+   */
+  public static DesiredCluster of(
+      EtcdCluster cluster, String operatorImage, String trustedCa, TlsMove move) {
     var meta = cluster.getMetadata();
     long generation = meta.getGeneration() == null ? 0 : meta.getGeneration();
     String optIn =
@@ -38,7 +47,7 @@ public record DesiredCluster(Target target, Optional<EtcdClusterModel> model) {
             : meta.getAnnotations().get(Names.REBUILD_OPT_IN_ANNOTATION);
     Target.Rebuild rebuild = Target.Rebuild.of(meta.getUid(), optIn);
     try {
-      EtcdClusterModel model = EtcdClusterModel.of(cluster, operatorImage, trustedCa);
+      EtcdClusterModel model = EtcdClusterModel.of(cluster, operatorImage, trustedCa, move);
       Target.Desired desired =
           new Target.Desired(
               model.replicas(),

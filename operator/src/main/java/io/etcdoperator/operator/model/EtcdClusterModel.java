@@ -58,7 +58,8 @@ public final class EtcdClusterModel {
 
   private final Security security;
 
-  private EtcdClusterModel(EtcdCluster resource, String operatorImage, String trustedCa) {
+  private EtcdClusterModel(
+      EtcdCluster resource, String operatorImage, String trustedCa, TlsMove move) {
     this.name = resource.getMetadata().getName();
     this.namespace = resource.getMetadata().getNamespace();
     this.uid = resource.getMetadata().getUid();
@@ -67,7 +68,7 @@ public final class EtcdClusterModel {
     this.replicas =
         spec.getReplicas() == null ? EtcdClusterSpec.DEFAULT_REPLICAS : spec.getReplicas();
     this.security = Security.of(spec.getSecurity());
-    this.podTemplate = MemberPod.template(name, spec, operatorImage, trustedCa);
+    this.podTemplate = MemberPod.template(name, spec, operatorImage, trustedCa, move);
     this.podTemplateHash =
         podTemplate.getMetadata().getAnnotations().get(Names.POD_TEMPLATE_HASH_ANNOTATION);
   }
@@ -94,11 +95,21 @@ public final class EtcdClusterModel {
    */
   public static EtcdClusterModel of(EtcdCluster resource, String operatorImage, String trustedCa)
       throws InvalidSpecException {
+    return of(resource, operatorImage, trustedCa, TlsMove.NONE);
+  }
+
+  /**
+   * As {@link #of(EtcdCluster, String, String)}, with the peer listeners of {@code move} while a
+   * running cluster moves its peers to TLS.
+   */
+  public static EtcdClusterModel of(
+      EtcdCluster resource, String operatorImage, String trustedCa, TlsMove move)
+      throws InvalidSpecException {
     List<SpecProblem> problems = SpecValidator.validate(resource);
     if (!problems.isEmpty()) {
       throw new InvalidSpecException(problems);
     }
-    return new EtcdClusterModel(resource, operatorImage, trustedCa);
+    return new EtcdClusterModel(resource, operatorImage, trustedCa, move);
   }
 
   /** What spec.security asks for. */

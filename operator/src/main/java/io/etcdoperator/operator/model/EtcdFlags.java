@@ -159,6 +159,15 @@ final class EtcdFlags {
 
   /** The member's arguments with the TLS of {@code security}. */
   static List<String> args(String cluster, Map<String, String> options, Security security) {
+    return args(cluster, options, security, TlsMove.NONE);
+  }
+
+  /**
+   * The member's arguments with the TLS of {@code security}, listening on the peer URLs of {@code
+   * move} while a running cluster moves its peers to TLS.
+   */
+  static List<String> args(
+      String cluster, Map<String, String> options, Security security, TlsMove move) {
     String host =
         "$("
             + Names.ENV_POD_NAME
@@ -172,13 +181,13 @@ final class EtcdFlags {
     args.add("--data-dir=" + Names.DATA_DIR);
     // [::] is every address of the pod, IPv6 and IPv4 alike (a dual-stack socket): members work
     // on IPv4, IPv6-only and dual-stack clusters; 0.0.0.0 would bind IPv4 only.
-    String peer = security.peerScheme() + "://";
     String client = security.clientScheme() + "://";
-    args.add("--listen-peer-urls=" + peer + "[::]:" + Names.PEER_PORT);
+    args.add("--listen-peer-urls=" + move.listenPeerUrls("[::]", security.peerScheme()));
     args.add("--listen-client-urls=" + client + "[::]:" + Names.CLIENT_PORT);
     // Plain http always: the kubelet's probes and Prometheus read it (health and metrics, no data).
     args.add("--listen-metrics-urls=http://[::]:" + Names.METRICS_PORT);
-    args.add("--initial-advertise-peer-urls=" + peer + host + ":" + Names.PEER_PORT);
+    args.add(
+        "--initial-advertise-peer-urls=" + move.advertisedPeerUrl(host, security.peerScheme()));
     args.add("--advertise-client-urls=" + client + host + ":" + Names.CLIENT_PORT);
     args.addAll(security.flags());
     // A member whose data diverged from its peers' (a wiped majority that took writes before the

@@ -82,8 +82,19 @@ final class MemberPod {
    */
   static PodTemplateSpec template(
       String cluster, EtcdClusterSpec spec, String operatorImage, String trustedCa) {
+    return template(cluster, spec, operatorImage, trustedCa, TlsMove.NONE);
+  }
+
+  /**
+   * @param operatorImage what the restore init container runs, when the spec restores
+   * @param trustedCa the fingerprint of the CAs members load at start (empty: none known)
+   * @param move the peer listeners of a running cluster moving its peers to TLS ({@link
+   *     TlsMove#NONE}: the spec's)
+   */
+  static PodTemplateSpec template(
+      String cluster, EtcdClusterSpec spec, String operatorImage, String trustedCa, TlsMove move) {
     PodTemplate user = spec.getPodTemplate();
-    PodSpec podSpec = basePodSpec(cluster, spec);
+    PodSpec podSpec = basePodSpec(cluster, spec, move);
     if (spec.getBootstrap() != null && spec.getBootstrap().getRestore() != null) {
       // the snapshot is restored before etcd starts; the agent does nothing once there is data
       var source = spec.getBootstrap().getRestore().getSource();
@@ -128,6 +139,10 @@ final class MemberPod {
   }
 
   static PodSpec basePodSpec(String cluster, EtcdClusterSpec spec) {
+    return basePodSpec(cluster, spec, TlsMove.NONE);
+  }
+
+  static PodSpec basePodSpec(String cluster, EtcdClusterSpec spec, TlsMove move) {
     PodSpecBuilder pod =
         new PodSpecBuilder()
             // Service links would put <SERVICE>_PORT variables in etcd's environment; a cluster
@@ -163,19 +178,19 @@ final class MemberPod {
             .endPreferredDuringSchedulingIgnoredDuringExecution()
             .endPodAntiAffinity()
             .endAffinity()
-            .withContainers(etcdContainer(cluster, spec));
+            .withContainers(etcdContainer(cluster, spec, move));
     DataStorage.podVolume(spec).ifPresent(pod::addToVolumes);
     Security.of(spec.getSecurity()).volumes().forEach(pod::addToVolumes);
     return pod.build();
   }
 
-  static Container etcdContainer(String cluster, EtcdClusterSpec spec) {
+  static Container etcdContainer(String cluster, EtcdClusterSpec spec, TlsMove move) {
     Security security = Security.of(spec.getSecurity());
     return new ContainerBuilder()
         .withName(Names.ETCD_CONTAINER)
         .withImage(EtcdFlags.DEFAULT_IMAGE)
         .withCommand(EtcdFlags.COMMAND)
-        .withArgs(EtcdFlags.args(cluster, spec.getOptions(), security))
+        .withArgs(EtcdFlags.args(cluster, spec.getOptions(), security, move))
         .addNewEnv()
         .withName(Names.ENV_POD_NAME)
         .withNewValueFrom()

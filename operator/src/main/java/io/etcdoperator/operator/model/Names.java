@@ -17,6 +17,13 @@ public final class Names {
   public static final int CLIENT_PORT = 2379;
   public static final int PEER_PORT = 2380;
   public static final int METRICS_PORT = 2381;
+
+  /**
+   * The second peer port, served only while a running cluster moves its peers to TLS ({@link
+   * TlsMove}): one port serves one scheme.
+   */
+  public static final int MOVE_PEER_PORT = 2382;
+
   public static final String ETCD_CONTAINER = "etcd";
   public static final String DATA_VOLUME = "data";
   public static final String DATA_MOUNT_PATH = "/var/run/etcd";

@@ -105,7 +105,8 @@ public final class KubernetesViews {
             hash,
             created == null ? null : Instant.parse(created),
             lastTermination,
-            clientScheme(pod)));
+            clientScheme(pod),
+            etcdFlag(pod, "listen-peer-urls").orElse("")));
   }
 
   /**
@@ -113,30 +114,41 @@ public final class KubernetesViews {
    * --listen-client-urls} argument (or {@code ETCD_LISTEN_CLIENT_URLS}); http when it says none.
    */
   static String clientScheme(Pod pod) {
+    return etcdFlag(pod, "listen-client-urls").filter(l -> l.startsWith("https:")).isPresent()
+        ? "https"
+        : "http";
+  }
+
+  /**
+   * The value of an etcd flag in the pod's etcd container: its {@code --flag=} argument (the last
+   * one), else its {@code ETCD_FLAG} variable; empty when it sets neither.
+   */
+  static Optional<String> etcdFlag(Pod pod, String flag) {
     if (pod.getSpec() == null || pod.getSpec().getContainers() == null) {
-      return "http";
+      return Optional.empty();
     }
+    String variable = "ETCD_" + flag.toUpperCase(java.util.Locale.ROOT).replace('-', '_');
     for (var c : pod.getSpec().getContainers()) {
       if (!Names.ETCD_CONTAINER.equals(c.getName())) {
         continue;
       }
-      String listen = null;
+      String value = null;
       for (String a : c.getArgs() == null ? List.<String>of() : c.getArgs()) {
-        if (a.startsWith("--listen-client-urls=")) {
-          listen = a.substring("--listen-client-urls=".length());
+        if (a.startsWith("--" + flag + "=")) {
+          value = a.substring(flag.length() + 3);
         }
       }
-      if (listen == null && c.getEnv() != null) {
-        listen =
+      if (value == null && c.getEnv() != null) {
+        value =
             c.getEnv().stream()
-                .filter(e -> "ETCD_LISTEN_CLIENT_URLS".equals(e.getName()))
+                .filter(e -> variable.equals(e.getName()))
                 .map(e -> e.getValue())
                 .findFirst()
                 .orElse(null);
       }
-      return listen != null && listen.startsWith("https:") ? "https" : "http";
+      return Optional.ofNullable(value);
     }
-    return "http";
+    return Optional.empty();
   }
 
   public static Optional<ClaimView> claim(String cluster, PersistentVolumeClaim claim) {

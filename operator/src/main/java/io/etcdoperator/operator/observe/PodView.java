@@ -18,6 +18,8 @@ import java.time.Instant;
  *     FallbackToLogsOnError}: the tail of its log when it failed), or null
  * @param clientScheme what its etcd container serves clients on, by its arguments: https or http
  *     (while TLS is being turned on or off, pods differ)
+ * @param peerListen its etcd container's {@code --listen-peer-urls} ("" when it sets none): what it
+ *     serves peers on (while peers move to TLS, pods differ)
  */
 public record PodView(
     String name,
@@ -30,7 +32,39 @@ public record PodView(
     String podTemplateHash,
     Instant createdAt,
     String lastTermination,
-    String clientScheme) {
+    String clientScheme,
+    String peerListen) {
+  public PodView {
+    peerListen = peerListen == null ? "" : peerListen;
+  }
+
+  public PodView(
+      String name,
+      int ordinal,
+      String phase,
+      boolean ready,
+      boolean running,
+      int restartCount,
+      boolean terminating,
+      String podTemplateHash,
+      Instant createdAt,
+      String lastTermination,
+      String clientScheme) {
+    this(
+        name,
+        ordinal,
+        phase,
+        ready,
+        running,
+        restartCount,
+        terminating,
+        podTemplateHash,
+        createdAt,
+        lastTermination,
+        clientScheme,
+        "");
+  }
+
   public PodView(
       String name,
       int ordinal,

@@ -11,13 +11,21 @@ import java.util.Optional;
 final class AuthRules {
   private AuthRules() {}
 
-  /** Asked for and off: root role and user, the operator's user as root, then on. */
+  /**
+   * Asked for and off: root role and user, the operator's user as root, then on. Not while a pod
+   * still serves clients over plain http (client TLS being turned on, a roll the later rules take
+   * first): the operator, and every client, would reach that member with no certificate, so as
+   * nobody.
+   */
   static final class EnableAuth implements Rule {
     @Override
     public Optional<Decision> decide(Situation s) {
+      String scheme = s.desired().security().clientScheme();
       if (!MembershipRules.withQuorum(s)
           || !s.desired().security().auth()
-          || !s.view().authEnabled().equals(Optional.of(false))) {
+          || !s.view().authEnabled().equals(Optional.of(false))
+          || s.view().pods().values().stream()
+              .anyMatch(p -> !p.terminating() && !p.clientScheme().equals(scheme))) {
         return Optional.empty();
       }
       String user = s.view().tls().clientUser().orElse("root");

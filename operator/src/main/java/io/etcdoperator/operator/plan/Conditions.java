@@ -26,6 +26,7 @@ public final class Conditions {
   public static final String UPGRADE_STUCK = "UpgradeStuck";
   public static final String UNSUPPORTED_VERSION = "UnsupportedVersionChange";
   public static final String TLS_MODE_CHANGED = "TlsModeChanged";
+  public static final String MOVING_TO_TLS = "MovingToTls";
   public static final String CANNOT_REACH_MEMBERS = "CannotReachMembers";
   public static final String CERTIFICATE_INVALID = "CertificateInvalid";
   public static final String ENABLING_AUTH = "EnablingAuth";

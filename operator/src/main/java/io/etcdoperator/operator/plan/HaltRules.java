@@ -176,43 +176,46 @@ final class HaltRules {
   }
 
   /**
-   * The spec turns TLS on or off for a cluster that formed: its members' peer URLs in etcd's member
-   * list, or the client port their pods serve, use the other scheme. Rolling pods onto the new
-   * flags would leave each restarted member unable to talk to the others (peer URLs are stored in
-   * etcd and only a member update changes them), so the operator refuses and touches nothing: the
-   * StatefulSet keeps the template the members run. Migrating a running cluster is not supported.
+   * The spec turns TLS off for a cluster that formed: its members' peer URLs in etcd's member list
+   * are https while the spec asks for http between members, or its pods serve clients over https
+   * while the spec asks for http. Rolling pods onto plain listeners would leave each restarted
+   * member unreachable for peers that dial it over TLS (peer URLs are stored in etcd and only a
+   * member update changes them), and the way back is not built: the operator refuses and touches
+   * nothing, the StatefulSet keeps the template the members run. Turning TLS on is a move the
+   * operator carries out ({@link TlsMoves}).
    */
   static final class TlsModeChanged implements Rule {
     @Override
     public Optional<Decision> decide(Situation s) {
-      String peer = s.peerScheme();
-      String client = s.desired().security().clientScheme();
+      boolean peerTls = s.desired().security().peerTls();
+      boolean serverTls = s.desired().security().serverTls();
       List<String> differ = new java.util.ArrayList<>();
       for (Facts.Member m : s.facts().members) {
         for (String url : m.etcd().peerUrls()) {
-          if (!url.startsWith(peer + "://")) {
+          if (!peerTls && url.startsWith("https://")) {
             differ.add(m.name() + " peer URL " + url);
           }
         }
       }
-      // The pods too: with the spec's scheme the operator may not reach members that serve the
-      // other one, and then it has no member list to read.
+      // The pods too: over plain http the operator may not reach members that serve https, and
+      // then it has no member list to read.
       s.view().pods().values().stream()
-          .filter(p -> !p.terminating() && !p.clientScheme().equals(client))
-          .forEach(p -> differ.add(p.name() + " serves clients over " + p.clientScheme()));
+          .filter(p -> !p.terminating() && !serverTls && p.clientScheme().equals("https"))
+          .forEach(p -> differ.add(p.name() + " serves clients over https"));
       if (differ.isEmpty()) {
         return Optional.empty();
       }
       String message =
           "spec.security.tls: the spec asks for "
-              + peer
+              + s.peerScheme()
               + " between members and "
-              + client
+              + s.desired().security().clientScheme()
               + " for clients, while the running cluster has "
               + String.join(", ", differ)
-              + ": turning TLS on or off for a cluster that formed is not supported (restarted"
+              + ": turning TLS off for a cluster that formed is not supported (restarted"
               + " members could not reach the others); set spec.security back to what the"
-              + " members run, or create a new cluster with the TLS you want";
+              + " members run, or create a new cluster without TLS and move the data with a"
+              + " backup";
       return Optional.of(Decisions.tlsModeChanged(s, message));
     }
   }

@@ -31,8 +31,8 @@ import java.util.Optional;
  *       version past the cluster version, or below it; touch nothing.
  *   <li><b>VolumeSizeRefused</b>: the spec asks the members' claims to shrink, or to grow when
  *       their StorageClass does not allow it; touch nothing.
- *   <li><b>TlsModeChanged</b>: spec.security turns TLS on or off for a cluster that formed (its
- *       members' peer URLs or client ports use the other scheme); refused, touch nothing.
+ *   <li><b>TlsModeChanged</b>: spec.security turns TLS off for a cluster that formed (its members'
+ *       peer URLs or client ports use https, the spec http); refused, touch nothing.
  *   <li><b>CannotReachMembers</b>: members whose pods are Ready do not answer the operator: it
  *       cannot see them, so it touches nothing.
  *   <li><b>RebuildUnderWay</b>: a rebuild from a survivor the user opted into, carried through
@@ -48,6 +48,9 @@ import java.util.Optional;
  *       whose data cannot come back (its node or volume lost for that long): remove it, then clear
  *       its claim and (forcibly, on a lost node) its pod; it comes back as a new learner ({@link
  *       NodeRules}).
+ *   <li><b>MovePeersToTls</b>: quorum held and spec.security.tls asks for peer TLS while members'
+ *       peer URLs are http: roll onto both schemes, update each URL, and back, one step at a time
+ *       ({@link TlsMoves}); no member is added meanwhile.
  *   <li><b>ScaleDown</b>: quorum held and more members than wanted: from the highest ordinal,
  *       leadership moved off first, only if the rest keep quorum.
  *   <li><b>ScaleUp</b>: quorum held and fewer members than wanted: add the lowest free ordinal as a
@@ -116,6 +119,7 @@ public final class Planner {
           new LearnerRules.PromoteLearner(),
           new MembershipRules.ReplaceLostMember(),
           new NodeRules.ReplaceMemberOnLostNode(),
+          new TlsMoves.MovePeersToTls(),
           new MembershipRules.ScaleDown(),
           new MembershipRules.ScaleUp(),
           new MembershipRules.DeleteScaledDownClaim(),

@@ -55,8 +55,13 @@ final class RollRules {
     return stale.isEmpty() || terminating ? Optional.empty() : Optional.of(stale);
   }
 
+  /** Reported as RollingUpdate, or as MovingToTls while the roll is a step of that move. */
   private static Decision rolling(Situation s, Step step) {
-    return Decisions.withQuorum(s, Conditions.ROLLING_UPDATE, step, stuck(s));
+    String activity =
+        s.tlsMove() == io.etcdoperator.operator.model.TlsMove.NONE
+            ? Conditions.ROLLING_UPDATE
+            : Conditions.MOVING_TO_TLS;
+    return Decisions.withQuorum(s, activity, step, stuck(s));
   }
 
   /**

@@ -20,6 +20,11 @@ record Situation(Target target, Facts facts) {
     return target.desired().map(d -> d.security().peerScheme()).orElse("http");
   }
 
+  /** Where the cluster stands on its way to peer TLS ({@link TlsMoves}). */
+  io.etcdoperator.operator.model.TlsMove tlsMove() {
+    return TlsMoves.of(target, facts);
+  }
+
   Desired desired() {
     return target.desired().orElseThrow();
   }

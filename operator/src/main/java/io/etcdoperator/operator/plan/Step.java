@@ -30,6 +30,8 @@ public sealed interface Step {
 
     R removeMember(RemoveMember step);
 
+    R updatePeerUrl(UpdatePeerUrl step);
+
     R moveLeader(MoveLeader step);
 
     R deletePods(DeletePods step);
@@ -119,6 +121,23 @@ public sealed interface Step {
     @Override
     public String describe() {
       return "remove member " + name + " (" + reason + ")";
+    }
+  }
+
+  /**
+   * Change the peer URL etcd's member list records for a member ({@code member update}), which
+   * every member then dials it at; the member must already serve that URL.
+   */
+  record UpdatePeerUrl(int ordinal, String name, long memberId, String from, String to)
+      implements Step {
+    @Override
+    public <R> R accept(Cases<R> cases) {
+      return cases.updatePeerUrl(this);
+    }
+
+    @Override
+    public String describe() {
+      return "update member " + name + "'s peer URL from " + from + " to " + to;
     }
   }
 

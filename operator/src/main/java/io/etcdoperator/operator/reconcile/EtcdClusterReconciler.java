@@ -10,11 +10,13 @@ import io.etcdoperator.operator.metrics.OperatorMetrics;
 import io.etcdoperator.operator.model.DesiredCluster;
 import io.etcdoperator.operator.model.Names;
 import io.etcdoperator.operator.model.Security;
+import io.etcdoperator.operator.model.TlsMove;
 import io.etcdoperator.operator.observe.ClusterObserver;
 import io.etcdoperator.operator.observe.ClusterView;
 import io.etcdoperator.operator.plan.ClusterGauges;
 import io.etcdoperator.operator.plan.Plan;
 import io.etcdoperator.operator.plan.Planner;
+import io.etcdoperator.operator.plan.TlsMoves;
 import io.etcdoperator.operator.reconcile.StepExecutor.Outcome;
 import io.etcdoperator.operator.tls.TlsReport;
 import io.fabric8.kubernetes.api.model.ConfigMap;
@@ -231,6 +233,14 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster> {
                 .withNewestBackup(Backups.newest(context.getSecondaryResources(EtcdBackup.class))),
             desired.model());
     ClusterView view = observe(cluster, context, desired, tls);
+    // A running cluster moving its peers to TLS: its template is the step's, read from the world.
+    TlsMove move = TlsMoves.of(desired.target(), view);
+    if (move != TlsMove.NONE) {
+      DesiredCluster moving = DesiredCluster.of(cluster, operatorImage, tls.trustedCa(), move);
+      desired =
+          new DesiredCluster(
+              moving.target().withNewestBackup(desired.target().newestBackup()), moving.model());
+    }
     Plan plan = Planner.plan(desired.target(), view);
     var meta = cluster.getMetadata();
     metrics.observed(

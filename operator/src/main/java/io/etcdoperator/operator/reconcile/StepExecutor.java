@@ -215,6 +215,20 @@ final class StepExecutor {
     }
 
     @Override
+    public Outcome updatePeerUrl(Step.UpdatePeerUrl s) {
+      Leader t = leader(view);
+      try {
+        etcd.updatePeerUrls(key, t.endpoint(), t.clusterId(), s.memberId(), List.of(s.to()));
+        hook.after("etcd updatePeerUrl " + s.name());
+      } catch (EtcdException e) {
+        return notYetIfUnhealthy(s, e);
+      }
+      return new Outcome.Done(
+          "MemberPeerUrlUpdated",
+          "updated " + s.name() + "'s peer URL from " + s.from() + " to " + s.to());
+    }
+
+    @Override
     public Outcome enableAuth(Step.EnableAuth s) {
       Leader t = leader(view);
       etcd.enableAuth(key, t.endpoint(), s.user());

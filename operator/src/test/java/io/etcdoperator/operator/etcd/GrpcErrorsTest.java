@@ -37,6 +37,7 @@ class GrpcErrorsTest {
         "DATA_LOSS           | etcdserver: corrupt cluster                           | UNEXPECTED",
         "UNKNOWN             | boom                                                  | UNEXPECTED",
         "UNIMPLEMENTED       | unknown service etcdserverpb.Cluster                  | UNEXPECTED",
+        "UNIMPLEMENTED       | unknown method AuthStatus for service etcdserverpb.Auth | UNIMPLEMENTED",
         "FAILED_PRECONDITION | not from etcd                                         | UNEXPECTED",
         "CANCELLED           | cancelled                                             | UNEXPECTED",
       })

@@ -302,4 +302,47 @@ class EtcdClusterModelTest {
     assertThat(model.clusterToken()).isEqualTo("prod-demo");
     assertThat(model.headlessService().getMetadata().getOwnerReferences().get(0).getUid()).isNull();
   }
+
+  /**
+   * The peer listeners of each step of a running cluster's move to peer TLS: the peer certificate
+   * flags from step 1 on, both schemes (on two ports) while URLs move, and the URL a member of the
+   * step would first advertise matching the URLs its peers have then.
+   */
+  @ParameterizedTest
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "NONE                | https://[::]:2380                   | https://$(POD_NAME).demo-headless.$(POD_NAMESPACE).svc:2380",
+        "HTTP_AND_HTTPS      | http://[::]:2380,https://[::]:2382  | http://$(POD_NAME).demo-headless.$(POD_NAMESPACE).svc:2380",
+        "HTTPS_ON_BOTH_PORTS | https://[::]:2380,https://[::]:2382 | https://$(POD_NAME).demo-headless.$(POD_NAMESPACE).svc:2382"
+      })
+  void aMoveToPeerTlsListensOnBothSchemesWhileUrlsMove(
+      TlsMove move, String listen, String advertised) throws InvalidSpecException {
+    var cluster =
+        TestClusters.withSpec(
+            """
+            security:
+              tls:
+                peerTrustedCASecret: peer-ca
+                peerSecret: peer-tls
+            """);
+    EtcdClusterModel model = EtcdClusterModel.of(cluster, Names.DEFAULT_OPERATOR_IMAGE, "", move);
+    List<String> args =
+        model.statefulSet(3).getSpec().getTemplate().getSpec().getContainers().get(0).getArgs();
+    assertThat(args)
+        .contains(
+            "--listen-peer-urls=" + listen,
+            "--initial-advertise-peer-urls=" + advertised,
+            "--peer-cert-file=/etc/etcd/pki/peer/cert/tls.crt",
+            "--peer-client-cert-auth=true");
+    assertThat(model.podTemplateHash())
+        .as("each step is a template of its own, so pods roll onto it")
+        .isNotEqualTo(
+            EtcdClusterModel.of(
+                    cluster,
+                    Names.DEFAULT_OPERATOR_IMAGE,
+                    "",
+                    move == TlsMove.NONE ? TlsMove.HTTP_AND_HTTPS : TlsMove.NONE)
+                .podTemplateHash());
+  }
 }

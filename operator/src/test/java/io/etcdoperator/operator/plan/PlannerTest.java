@@ -1074,16 +1074,22 @@ class PlannerTest {
                 .authEnabled(false),
             expect("QuorumLost", new Step.None(), 3, NONE, "False/QuorumLost", "False/QuorumLost")),
         row(
-            "TLS asked for a running plaintext cluster: refused, nothing touched",
+            "TLS asked for a running plaintext cluster: its peers move, the first URL to https"
+                + " :2382 (TlsMovesTest has every step)",
             Views.secure(3, false),
             Views.healthy(3).tls(clientAs("root")),
             expect(
-                "TlsModeChanged",
-                new Step.None(),
-                -1,
-                NONE,
+                "MovePeersToTls",
+                new Step.UpdatePeerUrl(
+                    0,
+                    Names.member(NAME, 0),
+                    id(0),
+                    Names.peerUrl(NS, NAME, 0),
+                    "https://" + Names.memberHost(NS, NAME, 0) + ":2382"),
+                3,
+                EXISTING,
                 "True/QuorumHeld",
-                "False/TlsModeChanged")),
+                "False/MovingToTls")),
         row(
             "TLS removed from a running TLS cluster: refused, nothing touched",
             target(3),

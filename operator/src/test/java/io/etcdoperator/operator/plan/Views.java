@@ -763,6 +763,37 @@ final class Views {
   }
 
   /** Members and pods run with TLS: https peer URLs in the member list, pods serving https. */
+  /** Member {@code i}'s peer URL, as etcd's member list records it. */
+  Views peerUrl(int i, String url) {
+    members.replaceAll(
+        e ->
+            e.id() == id(i)
+                ? new MemberList.Entry(e.id(), e.name(), List.of(url), e.clientUrls(), e.learner())
+                : e);
+    return this;
+  }
+
+  /** Pod {@code i}'s etcd serves peers on {@code listen} (its --listen-peer-urls). */
+  Views peerListen(int i, String listen) {
+    PodView p = pods.get(i);
+    pods.put(
+        i,
+        new PodView(
+            p.name(),
+            p.ordinal(),
+            p.phase(),
+            p.ready(),
+            p.running(),
+            p.restartCount(),
+            p.terminating(),
+            p.podTemplateHash(),
+            p.createdAt(),
+            p.lastTermination(),
+            p.clientScheme(),
+            listen));
+    return this;
+  }
+
   Views https() {
     https = true;
     return this;
@@ -803,7 +834,8 @@ final class Views {
                 p.podTemplateHash(),
                 p.createdAt(),
                 p.lastTermination(),
-                "https"));
+                "https",
+                p.peerListen()));
       }
     }
     Optional<MemberList> list =

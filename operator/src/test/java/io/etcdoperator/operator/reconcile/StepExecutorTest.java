@@ -50,6 +50,12 @@ class StepExecutorTest {
     }
 
     @Override
+    public io.etcdoperator.operator.etcd.EtcdMemberList updatePeerUrls(
+        String key, String url, long clusterId, long memberId, java.util.List<String> peerUrls) {
+      throw refused(url);
+    }
+
+    @Override
     public PromoteResult promoteLearner(String key, String url, long clusterId, long learnerId) {
       throw refused(url);
     }
