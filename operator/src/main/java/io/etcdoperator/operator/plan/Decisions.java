@@ -138,6 +138,31 @@ final class Decisions {
         Planner.PENDING_RESYNC);
   }
 
+  /**
+   * The decision with its Degraded condition saying NoSpace while a member reports etcd's NOSPACE
+   * alarm, whichever rule decided: a rule asked before the NoSpace rule (the operator cannot reach
+   * a member that a defragmentation keeps busy, a scale, a roll of a raised quota) makes the alarm
+   * no less true, and the Events follow Degraded: one NoSpace when it is raised, one SpaceRecovered
+   * when it is gone, none in between.
+   */
+  static Decision degradedByNoSpace(Situation s, Decision d) {
+    Line degraded = d.report().degraded();
+    if (!s.facts().noSpace() || degraded.reason().equals(Conditions.NO_SPACE)) {
+      return d;
+    }
+    Report r = d.report();
+    Line noSpace =
+        line(
+            true,
+            Conditions.NO_SPACE,
+            "NOSPACE: etcd refuses writes, the database reached its quota; " + degraded.message());
+    return new Decision(
+        d.step(),
+        d.keep(),
+        new Report(r.available(), r.ready(), r.progressing(), noSpace),
+        d.requeueAfter());
+  }
+
   /** A rebuild from a survivor under way: every member pod stays stopped (unless {@code keep}). */
   static Decision rebuilding(Step step, Keep keep, String message) {
     return new Decision(

@@ -81,6 +81,9 @@ import java.util.Optional;
  *   <li><b>Bootstrap</b>: the cluster never formed: ConfigMap {@code new}, every pod at once.
  * </ol>
  *
+ * <p>Whichever rule decides, Degraded says NoSpace while a member reports etcd's NOSPACE alarm
+ * ({@link Decisions#degradedByNoSpace}).
+ *
  * <p>Requeue: soon while anything is pending, less often when Ready.
  */
 public final class Planner {
@@ -145,7 +148,7 @@ public final class Planner {
     for (Rule rule : RULES) {
       Optional<Decision> decision = rule.decide(s);
       if (decision.isPresent()) {
-        Decision d = decision.get();
+        Decision d = Decisions.degradedByNoSpace(s, decision.get());
         return new Plan(rule.name(), d, StatusRenderer.render(target, s.facts(), d.report()));
       }
     }

@@ -1796,4 +1796,21 @@ class PlannerTest {
     assertThat(Planner.plan(target(3), Views.healthy(3).down(1).build()).requeueAfter())
         .isEqualTo(Planner.PENDING_RESYNC);
   }
+
+  /**
+   * NOSPACE raised while a member being defragmented does not answer in time (its pod still Ready):
+   * CannotReachMembers decides and touches nothing, and Degraded still says NoSpace, so that no
+   * SpaceRecovered Event is told while the alarm stands (a full run told it twice).
+   */
+  @Test
+  void degradedSaysNoSpaceWhileTheAlarmIsRaisedWhateverRuleDecides() {
+    Plan plan = Planner.plan(target(3), noSpace().unreachable(2, "DEADLINE_EXCEEDED").build());
+    assertThat(plan.rule()).isEqualTo("CannotReachMembers");
+    assertThat(condition(plan, Conditions.DEGRADED)).isEqualTo("True/NoSpace");
+    assertThat(message(plan, Conditions.DEGRADED))
+        .startsWith("NOSPACE: etcd refuses writes")
+        .contains("the operator cannot reach");
+    assertThat(condition(Planner.plan(target(3), Views.healthy(3).build()), Conditions.DEGRADED))
+        .isEqualTo("False/AllMembersHealthy");
+  }
 }
