@@ -204,6 +204,110 @@ class CrashSafetyE2EIT {
   }
 
   /**
+   * Peer TLS turned on for a running cluster ({@code TlsMoves}), the operator killed after each
+   * kind of step in turn: the StatefulSet's first new template (both schemes), the first pod of
+   * that roll, the first peer URL updated to https :2382, the second template (https on both
+   * ports), the first URL back to :2380, and the last template. Started again each time, the move
+   * converges: every URL https :2380, every pod on the spec's template, the member IDs of before,
+   * and the writer (over http, which peer TLS leaves alone) loses nothing.
+   */
+  @Test
+  void theOperatorKilledAfterEachStepOfAMoveToTlsConverges() throws Exception {
+    calls = new CallLog();
+    SandboxConfig config = TlsE2EIT.sandbox(dir);
+    io.etcdoperator.testing.CertManagerEmulation certs =
+        io.etcdoperator.testing.CertManagerEmulation.of(TlsE2EIT.EXAMPLE);
+    try (E2E session = E2E.start(config, OperatorSettings.defaults().withCallHook(calls))) {
+      e2e = session;
+      crasher = new Crasher(e2e.sandbox());
+      calls.listen(crasher);
+      certs
+          .issueAll()
+          .forEach((name, data) -> e2e.client().resource(TlsE2EIT.secret(name, data)).create());
+      var serialization = e2e.client().getKubernetesSerialization();
+      var plain =
+          serialization.unmarshal(
+              E2E.document(TlsE2EIT.EXAMPLE, "EtcdCluster"),
+              io.etcdoperator.api.v1alpha1.EtcdCluster.class);
+      plain.getSpec().setSecurity(null);
+      e2e.apply(serialization.asYaml(plain));
+      try (Cluster c = new Cluster(e2e, TlsE2EIT.C)) {
+        c.awaitConverged(1, 3, STEP);
+        Map<String, String> ids = c.memberIds();
+        String sts = "k8s update StatefulSet " + TlsE2EIT.C;
+        String pod = "k8s delete Pod " + TlsE2EIT.C + "-";
+        String update = "etcd updatePeerUrl " + TlsE2EIT.C + "-";
+        List<java.util.function.Predicate<String>> steps =
+            new ArrayList<>(
+                List.of(
+                    sts::equals,
+                    l -> l.startsWith(pod),
+                    l -> l.startsWith(update),
+                    sts::equals,
+                    l -> l.startsWith(update),
+                    sts::equals));
+        List<String> https =
+            List.of(0, 1, 2).stream()
+                .map(
+                    i ->
+                        io.etcdoperator.operator.model.Names.peerUrl(
+                            E2E.NS, TlsE2EIT.C, i, "https"))
+                .toList();
+        try (RecordingWriter writer = c.writer(Duration.ofMinutes(8))) {
+          int from = calls.size();
+          crasher.arm(steps.remove(0), 0);
+          long generation =
+              c.patchSpec(
+                  "{\"security\":{\"tls\":{\"peerTrustedCASecret\":\"etcd-tls-peer-ca\","
+                      + "\"peerSecret\":\"etcd-tls-peer\"}}}");
+          List<String> fired = new ArrayList<>();
+          while (true) {
+            await()
+                .atMost(STEP)
+                .pollInterval(Duration.ofMillis(50))
+                .ignoreExceptions()
+                .until(
+                    () ->
+                        crasher.fired() != null
+                            || (TlsE2EIT.peerUrls(c).equals(https)
+                                && c.pods().stream()
+                                    .allMatch(
+                                        p ->
+                                            p.getSpec()
+                                                .getContainers()
+                                                .get(0)
+                                                .getArgs()
+                                                .contains("--listen-peer-urls=https://[::]:2380"))
+                                && c.converged(generation, 3)));
+            String call = crasher.fired();
+            if (call == null) {
+              break;
+            }
+            crasher.awaitStopped(Duration.ofSeconds(30));
+            fired.add(call);
+            if (steps.isEmpty()) {
+              crasher.disarm();
+            } else {
+              crasher.arm(steps.remove(0), 0);
+            }
+            e2e.sandbox().faults().startOperator();
+          }
+          crasher.disarm();
+          System.out.println("move to TLS: crashed after " + fired);
+          System.out.println("  calls: " + RollE2EIT.labels(calls, from));
+          assertThat(fired).hasSize(6);
+          assertThat(c.memberIds()).isEqualTo(ids);
+          WriterReport report = writer.report();
+          System.out.println(report.summary());
+          assertThat(report.verified()).isTrue();
+          assertThat(report.lost()).isEmpty();
+          assertThat(report.altered()).isEmpty();
+        }
+      }
+    }
+  }
+
+  /**
    * The crash targets, as runs of one operation: by default one run holding every distinct label
    * (crashed one after the other, in the order of the dry run); with {@code crash.everyCall} one
    * run per call of the dry run.
