@@ -32,32 +32,18 @@ public enum TlsMove {
   /** The peer URL members are updated to in this step ({@link #NONE}: the spec's own). */
   public String peerUrlTarget(String namespace, String cluster, int ordinal) {
     return this == HTTP_AND_HTTPS
-        ? "https://" + Names.memberHost(namespace, cluster, ordinal) + ":" + Names.MOVE_PEER_PORT
+        ? url("https", Names.memberHost(namespace, cluster, ordinal), Names.MOVE_PEER_PORT)
         : Names.peerUrl(namespace, cluster, ordinal, "https");
   }
 
   /** etcd's {@code --listen-peer-urls} in this step, on {@code host} ({@code [::]} in a pod). */
   String listenPeerUrls(String host, String specScheme) {
     return switch (this) {
-      case NONE -> specScheme + "://" + host + ":" + Names.PEER_PORT;
+      case NONE -> url(specScheme, host, Names.PEER_PORT);
       case HTTP_AND_HTTPS ->
-          "http://"
-              + host
-              + ":"
-              + Names.PEER_PORT
-              + ",https://"
-              + host
-              + ":"
-              + Names.MOVE_PEER_PORT;
+          url("http", host, Names.PEER_PORT) + "," + url("https", host, Names.MOVE_PEER_PORT);
       case HTTPS_ON_BOTH_PORTS ->
-          "https://"
-              + host
-              + ":"
-              + Names.PEER_PORT
-              + ",https://"
-              + host
-              + ":"
-              + Names.MOVE_PEER_PORT;
+          url("https", host, Names.PEER_PORT) + "," + url("https", host, Names.MOVE_PEER_PORT);
     };
   }
 
@@ -68,9 +54,13 @@ public enum TlsMove {
    */
   String advertisedPeerUrl(String host, String specScheme) {
     return switch (this) {
-      case NONE -> specScheme + "://" + host + ":" + Names.PEER_PORT;
-      case HTTP_AND_HTTPS -> "http://" + host + ":" + Names.PEER_PORT;
-      case HTTPS_ON_BOTH_PORTS -> "https://" + host + ":" + Names.MOVE_PEER_PORT;
+      case NONE -> url(specScheme, host, Names.PEER_PORT);
+      case HTTP_AND_HTTPS -> url("http", host, Names.PEER_PORT);
+      case HTTPS_ON_BOTH_PORTS -> url("https", host, Names.MOVE_PEER_PORT);
     };
+  }
+
+  private static String url(String scheme, String host, int port) {
+    return scheme + "://" + host + ":" + port;
   }
 }

@@ -247,6 +247,15 @@ final class Facts {
     return voters().stream().filter(this::healthy).toList();
   }
 
+  /** The first member's pod, by ordinal, that is not Ready (the client Service skips it). */
+  Optional<PodView> unreadyMemberPod() {
+    return members.stream()
+        .map(m -> view.pod(m.ordinal()))
+        .flatMap(Optional::stream)
+        .filter(p -> !p.ready())
+        .findFirst();
+  }
+
   /** Healthy and within {@link #CAUGHT_UP_LAG} entries of the leader's raft index. */
   boolean caughtUp(Member m) {
     if (!healthy(m)) {

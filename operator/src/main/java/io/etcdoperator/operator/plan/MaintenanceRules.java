@@ -283,12 +283,7 @@ final class MaintenanceRules {
       return new Step.Wait(behind.get().name() + " to be healthy and caught up");
     }
     if (ready) {
-      Optional<PodView> unready =
-          f.members.stream()
-              .map(m -> f.view.pod(m.ordinal()))
-              .flatMap(Optional::stream)
-              .filter(p -> !p.ready())
-              .findFirst();
+      Optional<PodView> unready = f.unreadyMemberPod();
       if (unready.isPresent()) {
         return new Step.Wait("pod " + unready.get().name() + " to be Ready");
       }

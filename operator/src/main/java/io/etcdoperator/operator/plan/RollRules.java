@@ -123,12 +123,7 @@ final class RollRules {
         return Optional.of(
             rolling(s, new Step.Wait(behind.get().name() + " to be healthy and caught up")));
       }
-      Optional<PodView> unready =
-          f.members.stream()
-              .map(m -> f.view.pod(m.ordinal()))
-              .flatMap(Optional::stream)
-              .filter(p -> !p.ready())
-              .findFirst();
+      Optional<PodView> unready = f.unreadyMemberPod();
       if (unready.isPresent()) {
         return Optional.of(
             rolling(s, new Step.Wait("pod " + unready.get().name() + " to be Ready")));

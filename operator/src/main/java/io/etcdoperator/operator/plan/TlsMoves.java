@@ -146,12 +146,7 @@ public final class TlsMoves {
                 + (m.learner() ? " to be promoted" : " to be healthy")
                 + " before the next peer URL moves to TLS");
       }
-      Optional<PodView> unready =
-          f.members.stream()
-              .map(m -> f.view.pod(m.ordinal()))
-              .flatMap(Optional::stream)
-              .filter(p -> !p.ready())
-              .findFirst();
+      Optional<PodView> unready = f.unreadyMemberPod();
       if (unready.isPresent()) {
         return new Step.Wait(
             "pod " + unready.get().name() + " to be Ready before the next peer URL moves to TLS");
