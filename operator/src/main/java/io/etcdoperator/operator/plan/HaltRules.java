@@ -228,8 +228,8 @@ final class HaltRules {
    * and add nothing until the operator can see the members again: every later rule would take such
    * a member for a dead one. Quorum is reported as the members that do answer see it; when none
    * answers, as Unknown. A member that is really stopped (frozen, on a lost node) looks the same
-   * until its kubelet marks the pod not Ready (15 s with the default probe). Only members count (by
-   * the member list, else by what the world recorded): a pod whose member was removed may stay
+   * until its kubelet marks the pod not Ready (14 s with the operator's probe). Only members count
+   * (by the member list, else by what the world recorded): a pod whose member was removed may stay
    * Ready for a moment, and nothing needs to reach it.
    */
   static final class CannotReachMembers implements Rule {
