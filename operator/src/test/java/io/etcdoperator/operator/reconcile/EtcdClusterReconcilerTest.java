@@ -329,8 +329,15 @@ class EtcdClusterReconcilerTest {
     apply(manifest("seed-000-fixed.yaml"));
     steady();
     // The members' names resolve to silent loopback addresses (src/test/resources/unit-hosts):
-    // the probes fail, but each opens a channel bound to its member's address.
-    assertThat(operator.etcdChannels()).as("one channel per probed member").isEqualTo(3);
+    // the probes fail, but each opens a channel bound to its member's address. A member is probed
+    // once a reconcile sees its ordinal (the StatefulSet in the cache): awaited, not assumed.
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(
+            () ->
+                assertThat(operator.etcdChannels())
+                    .as("one channel per probed member")
+                    .isEqualTo(3));
 
     test().delete();
 
