@@ -78,6 +78,13 @@ public final class Kubelet implements AutoCloseable {
   private String dnsAddress;
   private io.etcdoperator.sandbox.net.BlackHole blackHole;
 
+  /**
+   * Guards {@link #blackHole}, and only it: ClusterDns asks for the address while it holds its own
+   * lock, and {@link #sync} (synchronized on the kubelet) refreshes ClusterDns, so taking the
+   * kubelet's monitor here deadlocked a partition against a sync.
+   */
+  private final Object blackHoleLock = new Object();
+
   public Kubelet(
       KubernetesClient client, SandboxConfig config, String sandboxId, AddressPool addresses) {
     this.client = client;
@@ -466,17 +473,19 @@ public final class Kubelet implements AutoCloseable {
     dns.partition(namespace, name, on, this::blackHoleAddress);
   }
 
-  private synchronized String blackHoleAddress() {
-    if (blackHole == null) {
-      try {
-        blackHole =
-            new io.etcdoperator.sandbox.net.BlackHole(
-                addresses.acquire(), List.of(2379, 2380, 2381));
-      } catch (java.io.IOException e) {
-        throw new java.io.UncheckedIOException(e);
+  private String blackHoleAddress() {
+    synchronized (blackHoleLock) {
+      if (blackHole == null) {
+        try {
+          blackHole =
+              new io.etcdoperator.sandbox.net.BlackHole(
+                  addresses.acquire(), List.of(2379, 2380, 2381));
+        } catch (java.io.IOException e) {
+          throw new java.io.UncheckedIOException(e);
+        }
       }
+      return blackHole.address();
     }
-    return blackHole.address();
   }
 
   public PodHandle pod(String namespace, String name) {
@@ -586,7 +595,7 @@ public final class Kubelet implements AutoCloseable {
     }
     scheduler.shutdownNow();
     dns.close();
-    synchronized (this) {
+    synchronized (blackHoleLock) {
       if (blackHole != null) {
         blackHole.close();
         addresses.release(blackHole.address());
