@@ -270,14 +270,7 @@ class CrashSafetyE2EIT {
                     () ->
                         crasher.fired() != null
                             || (TlsE2EIT.peerUrls(c).equals(https)
-                                && c.pods().stream()
-                                    .allMatch(
-                                        p ->
-                                            p.getSpec()
-                                                .getContainers()
-                                                .get(0)
-                                                .getArgs()
-                                                .contains("--listen-peer-urls=https://[::]:2380"))
+                                && TlsE2EIT.everyPodRuns(c, "--listen-peer-urls=https://[::]:2380")
                                 && c.converged(generation, 3)));
             String call = crasher.fired();
             if (call == null) {

@@ -241,14 +241,7 @@ class TlsE2EIT {
                 .until(
                     () ->
                         peerUrls(c).equals(https)
-                            && c.pods().stream()
-                                .allMatch(
-                                    p ->
-                                        p.getSpec()
-                                            .getContainers()
-                                            .get(0)
-                                            .getArgs()
-                                            .contains("--listen-peer-urls=https://[::]:2380"))
+                            && everyPodRuns(c, "--listen-peer-urls=https://[::]:2380")
                             && c.converged(generation, 3));
           } catch (org.awaitility.core.ConditionTimeoutException e) {
             throw new AssertionError(
@@ -292,14 +285,7 @@ class TlsE2EIT {
               .ignoreExceptions()
               .until(
                   () ->
-                      c.pods().stream()
-                              .allMatch(
-                                  p ->
-                                      p.getSpec()
-                                          .getContainers()
-                                          .get(0)
-                                          .getArgs()
-                                          .contains("--listen-client-urls=https://[::]:2379"))
+                      everyPodRuns(c, "--listen-client-urls=https://[::]:2379")
                           && secure.converged(
                               e2e.cluster(C).get().getMetadata().getGeneration(), 3));
           assertThat(secure.memberIds()).isEqualTo(ids);
@@ -318,6 +304,12 @@ class TlsE2EIT {
     return Boolean.getBoolean("long.all.versions")
         ? Stream.of("quay.io/coreos/etcd:v3.4.23", "quay.io/coreos/etcd:v3.5.30")
         : Stream.of("quay.io/coreos/etcd:v3.5.30");
+  }
+
+  /** Every pod of the cluster runs its etcd container with the argument {@code arg}. */
+  static boolean everyPodRuns(Cluster c, String arg) {
+    return c.pods().stream()
+        .allMatch(p -> p.getSpec().getContainers().get(0).getArgs().contains(arg));
   }
 
   /** The members' peer URLs in ordinal order, as etcd's member list records them. */
