@@ -58,6 +58,10 @@ final class ContainerRunner {
   private boolean ready;
   private boolean started;
   private boolean stopping;
+
+  /** The loop has ended: the container will not run again (set before its last notice). */
+  private boolean over;
+
   private String image;
   private final List<ScheduledFuture<?>> probes = new ArrayList<>();
 
@@ -169,7 +173,7 @@ final class ContainerRunner {
   /** Whether the container has exited and will not be restarted. */
   boolean finished() {
     synchronized (lock) {
-      return state.getTerminated() != null && !thread.isAlive();
+      return state.getTerminated() != null && over;
     }
   }
 
@@ -297,6 +301,11 @@ final class ContainerRunner {
       }
     } finally {
       stopProbes();
+      // Over before the last notice, so that the status computed for it already counts the
+      // container as finished (the thread itself is still alive here).
+      synchronized (lock) {
+        over = true;
+      }
       pod.changed();
     }
   }

@@ -192,9 +192,6 @@ final class PodWorker {
       podIp = kubelet.addresses().acquire();
       kubelet.dns().refresh();
       if (!runInitContainers()) {
-        // The runner's last word (pod.changed() in its finally) came while its thread was still
-        // alive, and a container counts as finished only once that thread is gone: tell again, or
-        // a status computed in between leaves the pod short of Failed for good.
         changed();
         stopRequested.await();
         return;
