@@ -71,10 +71,19 @@ public final class CoreValidation {
 
   /**
    * What the server itself fills in before validation: a Service of type ClusterIP gets a cluster
-   * IP on create, and an update that omits it keeps the stored one.
+   * IP on create, and an update that omits it keeps the stored one; a StatefulSet gets the defaults
+   * of apps/v1 for what it leaves out, on every write (as the server decodes every request with
+   * them): replicas 1, podManagementPolicy OrderedReady, updateStrategy RollingUpdate with
+   * partition 0, revisionHistoryLimit 10, persistentVolumeClaimRetentionPolicy Retain/Retain. So a
+   * StatefulSet another client created without them differs from one that names them only where
+   * they really differ.
    */
   public static void mutate(
       String group, String plural, ObjectNode obj, JsonNode old, Allocator ips) {
+    if (group.equals("apps") && plural.equals("statefulsets") && obj.path("spec").isObject()) {
+      statefulSetDefaults((ObjectNode) obj.get("spec"));
+      return;
+    }
     if (!(group.isEmpty() && plural.equals("services")) || !obj.path("spec").isObject()) {
       return;
     }
@@ -96,6 +105,43 @@ public final class CoreValidation {
       spec.putArray("clusterIPs").add(ip);
     } else if (spec.has("clusterIP") && !spec.has("clusterIPs")) {
       spec.putArray("clusterIPs").add(spec.get("clusterIP").asText());
+    }
+  }
+
+  private static void statefulSetDefaults(ObjectNode spec) {
+    if (!spec.hasNonNull("replicas")) {
+      spec.put("replicas", 1);
+    }
+    if (!spec.hasNonNull("podManagementPolicy")) {
+      spec.put("podManagementPolicy", "OrderedReady");
+    }
+    if (!spec.path("updateStrategy").isObject()) {
+      spec.putObject("updateStrategy");
+    }
+    ObjectNode strategy = (ObjectNode) spec.get("updateStrategy");
+    if (!strategy.hasNonNull("type")) {
+      strategy.put("type", "RollingUpdate");
+    }
+    if (strategy.path("type").asText().equals("RollingUpdate")) {
+      if (!strategy.path("rollingUpdate").isObject()) {
+        strategy.putObject("rollingUpdate");
+      }
+      ObjectNode rolling = (ObjectNode) strategy.get("rollingUpdate");
+      if (!rolling.hasNonNull("partition")) {
+        rolling.put("partition", 0);
+      }
+    }
+    if (!spec.hasNonNull("revisionHistoryLimit")) {
+      spec.put("revisionHistoryLimit", 10);
+    }
+    if (!spec.path("persistentVolumeClaimRetentionPolicy").isObject()) {
+      spec.putObject("persistentVolumeClaimRetentionPolicy");
+    }
+    ObjectNode retention = (ObjectNode) spec.get("persistentVolumeClaimRetentionPolicy");
+    for (String field : List.of("whenDeleted", "whenScaled")) {
+      if (!retention.hasNonNull(field)) {
+        retention.put(field, "Retain");
+      }
     }
   }
 
