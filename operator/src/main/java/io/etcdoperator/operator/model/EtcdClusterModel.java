@@ -67,7 +67,7 @@ public final class EtcdClusterModel {
     this.spec = given == null ? new EtcdClusterSpec() : given;
     this.replicas =
         spec.getReplicas() == null ? EtcdClusterSpec.DEFAULT_REPLICAS : spec.getReplicas();
-    this.security = Security.of(spec.getSecurity());
+    this.security = Security.of(spec.getSecurity(), move);
     this.podTemplate = MemberPod.template(name, spec, operatorImage, trustedCa, move);
     this.podTemplateHash =
         podTemplate.getMetadata().getAnnotations().get(Names.POD_TEMPLATE_HASH_ANNOTATION);

@@ -185,7 +185,7 @@ final class MemberPod {
   }
 
   static Container etcdContainer(String cluster, EtcdClusterSpec spec, TlsMove move) {
-    Security security = Security.of(spec.getSecurity());
+    Security security = Security.of(spec.getSecurity(), move);
     return new ContainerBuilder()
         .withName(Names.ETCD_CONTAINER)
         .withImage(EtcdFlags.DEFAULT_IMAGE)
@@ -259,7 +259,7 @@ final class MemberPod {
    */
   private static Probe liveness(
       Security security, EtcdClusterSpec spec, int periodSeconds, int failureThreshold) {
-    if (!security.peerTls()) {
+    if (!security.peerHttps()) {
       return httpProbe("/version", Names.PEER_PORT, periodSeconds, failureThreshold);
     }
     boolean livez =

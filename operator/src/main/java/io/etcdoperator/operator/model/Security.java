@@ -42,6 +42,9 @@ import java.util.Set;
  * @param clientCaSecret the client CA's Secret
  * @param clientSecret the operator's client certificate's Secret
  * @param auth {@code enableAuth}
+ * @param peerAutoTls without a peer Secret: the members keep the peer TLS on certificates of etcd's
+ *     own ({@code --peer-auto-tls}) that they formed with ({@link TlsMove#AUTO_TLS}; never from the
+ *     spec alone)
  */
 public record Security(
     Optional<String> peerSecret,
@@ -50,7 +53,8 @@ public record Security(
     Optional<String> serverCaSecret,
     Optional<String> clientCaSecret,
     Optional<String> clientSecret,
-    boolean auth) {
+    boolean auth,
+    boolean peerAutoTls) {
   public static final Security NONE =
       new Security(
           Optional.empty(),
@@ -59,7 +63,32 @@ public record Security(
           Optional.empty(),
           Optional.empty(),
           Optional.empty(),
+          false,
           false);
+
+  public Security {
+    peerAutoTls = peerAutoTls && !(peerSecret.isPresent() && peerCaSecret.isPresent());
+  }
+
+  /** As the spec asks, without auto TLS. */
+  public Security(
+      Optional<String> peerSecret,
+      Optional<String> peerCaSecret,
+      Optional<String> serverSecret,
+      Optional<String> serverCaSecret,
+      Optional<String> clientCaSecret,
+      Optional<String> clientSecret,
+      boolean auth) {
+    this(
+        peerSecret,
+        peerCaSecret,
+        serverSecret,
+        serverCaSecret,
+        clientCaSecret,
+        clientSecret,
+        auth,
+        false);
+  }
 
   public static final String CERT_KEY = "tls.crt";
   public static final String PRIVATE_KEY = "tls.key";
@@ -96,6 +125,24 @@ public record Security(
         Boolean.TRUE.equals(spec.getEnableAuth()));
   }
 
+  /**
+   * What the members run in {@code move}: the spec's, or with auto TLS ({@link TlsMove#AUTO_TLS}).
+   */
+  public static Security of(SecuritySpec spec, TlsMove move) {
+    Security s = of(spec);
+    return move == TlsMove.AUTO_TLS
+        ? new Security(
+            s.peerSecret,
+            s.peerCaSecret,
+            s.serverSecret,
+            s.serverCaSecret,
+            s.clientCaSecret,
+            s.clientSecret,
+            s.auth,
+            true)
+        : s;
+  }
+
   private static Optional<String> name(String s) {
     return s == null || s.isBlank() ? Optional.empty() : Optional.of(s.trim());
   }
@@ -119,8 +166,13 @@ public record Security(
     return peerTls() || serverTls() || clientCertAuth() || clientSecret.isPresent();
   }
 
+  /** Members talk to each other over TLS, with the peer Secret's certificate or etcd's own. */
+  public boolean peerHttps() {
+    return peerTls() || peerAutoTls;
+  }
+
   public String peerScheme() {
-    return peerTls() ? "https" : "http";
+    return peerHttps() ? "https" : "http";
   }
 
   public String clientScheme() {
@@ -155,6 +207,8 @@ public record Security(
       flags.add("--peer-key-file=" + PEER_CERT_DIR + "/" + PRIVATE_KEY);
       flags.add("--peer-trusted-ca-file=" + PEER_CA_DIR + "/" + CA_KEY);
       flags.add("--peer-client-cert-auth=true");
+    } else if (peerAutoTls) {
+      flags.add("--peer-auto-tls=true");
     }
     if (serverTls()) {
       flags.add("--cert-file=" + SERVER_CERT_DIR + "/" + CERT_KEY);

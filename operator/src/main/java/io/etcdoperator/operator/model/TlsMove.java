@@ -27,7 +27,21 @@ public enum TlsMove {
    * Peers listen on https on both {@value Names#PEER_PORT} and {@value Names#MOVE_PEER_PORT};
    * members are updated back to https on {@value Names#PEER_PORT}.
    */
-  HTTPS_ON_BOTH_PORTS;
+  HTTPS_ON_BOTH_PORTS,
+
+  /**
+   * No move, and not the spec's own peers either: the spec names no peer Secret, while the members
+   * formed with peer TLS on certificates etcd makes itself ({@code --peer-auto-tls}, as aenix's
+   * operator starts them; their recorded peer URLs are https). They keep it: members restarted onto
+   * plain http could not reach the others, which dial them at https URLs. Nobody verifies those
+   * certificates (etcd skips it for its own), as before the operator took the cluster over.
+   */
+  AUTO_TLS;
+
+  /** A step of the move to peer TLS ({@link #HTTP_AND_HTTPS} or {@link #HTTPS_ON_BOTH_PORTS}). */
+  public boolean moving() {
+    return this == HTTP_AND_HTTPS || this == HTTPS_ON_BOTH_PORTS;
+  }
 
   /** The peer URL members are updated to in this step ({@link #NONE}: the spec's own). */
   public String peerUrlTarget(String namespace, String cluster, int ordinal) {
@@ -39,7 +53,7 @@ public enum TlsMove {
   /** etcd's {@code --listen-peer-urls} in this step, on {@code host} ({@code [::]} in a pod). */
   String listenPeerUrls(String host, String specScheme) {
     return switch (this) {
-      case NONE -> url(specScheme, host, Names.PEER_PORT);
+      case NONE, AUTO_TLS -> url(specScheme, host, Names.PEER_PORT);
       case HTTP_AND_HTTPS ->
           url("http", host, Names.PEER_PORT) + "," + url("https", host, Names.MOVE_PEER_PORT);
       case HTTPS_ON_BOTH_PORTS ->
@@ -54,7 +68,7 @@ public enum TlsMove {
    */
   String advertisedPeerUrl(String host, String specScheme) {
     return switch (this) {
-      case NONE -> url(specScheme, host, Names.PEER_PORT);
+      case NONE, AUTO_TLS -> url(specScheme, host, Names.PEER_PORT);
       case HTTP_AND_HTTPS -> url("http", host, Names.PEER_PORT);
       case HTTPS_ON_BOTH_PORTS -> url("https", host, Names.MOVE_PEER_PORT);
     };

@@ -106,7 +106,28 @@ public final class KubernetesViews {
             created == null ? null : Instant.parse(created),
             lastTermination,
             clientScheme(pod),
-            etcdFlag(pod, "listen-peer-urls").orElse("")));
+            etcdFlag(pod, "listen-peer-urls").orElse(""),
+            peerCertificate(pod)));
+  }
+
+  /**
+   * The certificate the pod's etcd container presents to peers: the peer Secret's when it names a
+   * {@code --peer-cert-file} (etcd then ignores {@code --peer-auto-tls}), else its own when {@code
+   * --peer-auto-tls} is on (as a bare flag, {@code =true}, or {@code ETCD_PEER_AUTO_TLS=true}).
+   */
+  static PodView.PeerCertificate peerCertificate(Pod pod) {
+    if (etcdFlag(pod, "peer-cert-file").filter(f -> !f.isBlank()).isPresent()) {
+      return PodView.PeerCertificate.FILE;
+    }
+    boolean bare =
+        pod.getSpec() != null
+            && pod.getSpec().getContainers() != null
+            && pod.getSpec().getContainers().stream()
+                .filter(c -> Names.ETCD_CONTAINER.equals(c.getName()) && c.getArgs() != null)
+                .anyMatch(c -> c.getArgs().contains("--peer-auto-tls"));
+    boolean auto =
+        bare || etcdFlag(pod, "peer-auto-tls").filter(v -> v.equalsIgnoreCase("true")).isPresent();
+    return auto ? PodView.PeerCertificate.AUTO : PodView.PeerCertificate.NONE;
   }
 
   /**

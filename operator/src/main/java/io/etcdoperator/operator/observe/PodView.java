@@ -20,6 +20,7 @@ import java.time.Instant;
  *     (while TLS is being turned on or off, pods differ)
  * @param peerListen its etcd container's {@code --listen-peer-urls} ("" when it sets none): what it
  *     serves peers on (while peers move to TLS, pods differ)
+ * @param peerCertificate the certificate its etcd container presents to peers, by its arguments
  */
 public record PodView(
     String name,
@@ -33,9 +34,53 @@ public record PodView(
     Instant createdAt,
     String lastTermination,
     String clientScheme,
-    String peerListen) {
+    String peerListen,
+    PeerCertificate peerCertificate) {
+  /** The certificate a member presents to its peers. */
+  public enum PeerCertificate {
+    /** None: plain http between members. */
+    NONE,
+    /**
+     * One etcd makes itself at start ({@code --peer-auto-tls}, as aenix's operator runs members):
+     * self-signed, and etcd then verifies no peer's certificate either.
+     */
+    AUTO,
+    /** The peer Secret's ({@code --peer-cert-file}), checked against the peer CA. */
+    FILE
+  }
+
   public PodView {
     peerListen = peerListen == null ? "" : peerListen;
+    peerCertificate = peerCertificate == null ? PeerCertificate.NONE : peerCertificate;
+  }
+
+  public PodView(
+      String name,
+      int ordinal,
+      String phase,
+      boolean ready,
+      boolean running,
+      int restartCount,
+      boolean terminating,
+      String podTemplateHash,
+      Instant createdAt,
+      String lastTermination,
+      String clientScheme,
+      String peerListen) {
+    this(
+        name,
+        ordinal,
+        phase,
+        ready,
+        running,
+        restartCount,
+        terminating,
+        podTemplateHash,
+        createdAt,
+        lastTermination,
+        clientScheme,
+        peerListen,
+        PeerCertificate.NONE);
   }
 
   public PodView(

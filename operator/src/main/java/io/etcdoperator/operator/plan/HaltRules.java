@@ -1,7 +1,9 @@
 package io.etcdoperator.operator.plan;
 
 import io.etcdoperator.operator.model.EtcdVersion;
+import io.etcdoperator.operator.model.TlsMove;
 import io.etcdoperator.operator.observe.MemberProbe;
+import io.etcdoperator.operator.observe.PodView;
 import io.etcdoperator.operator.observe.StatefulSetView;
 import java.util.List;
 import java.util.Optional;
@@ -182,12 +184,39 @@ final class HaltRules {
    * member unreachable for peers that dial it over TLS (peer URLs are stored in etcd and only a
    * member update changes them), and the way back is not built: the operator refuses and touches
    * nothing, the StatefulSet keeps the template the members run. Turning TLS on is a move the
-   * operator carries out ({@link TlsMoves}).
+   * operator carries out ({@link TlsMoves}). Members that formed on etcd's own peer certificates
+   * ({@code --peer-auto-tls}, aenix's default) keep them while the spec names no peer Secret
+   * ({@link TlsMove#AUTO_TLS}); a peer Secret for them is refused as well: a member restarted with
+   * it would check its peers' self-signed certificates against the peer CA and refuse them, and
+   * they would refuse its client certificate, so the roll would stop at the first member.
    */
   static final class TlsModeChanged implements Rule {
     @Override
     public Optional<Decision> decide(Situation s) {
-      boolean peerTls = s.desired().security().peerTls();
+      if (s.desired().security().peerTls()) {
+        List<String> auto =
+            s.view().pods().values().stream()
+                .filter(p -> !p.terminating())
+                .filter(p -> p.peerCertificate() == PodView.PeerCertificate.AUTO)
+                .map(PodView::name)
+                .sorted()
+                .toList();
+        if (!auto.isEmpty()) {
+          return Optional.of(
+              Decisions.tlsModeChanged(
+                  s,
+                  "spec.security.tls.peerSecret: "
+                      + String.join(", ", auto)
+                      + " talk to their peers with certificates etcd made itself (--peer-auto-tls,"
+                      + " as aenix's operator runs members), which the peer CA did not sign: a"
+                      + " member restarted with the peer Secret would refuse its peers and they it,"
+                      + " so moving such a cluster onto a peer CA is not supported; remove"
+                      + " spec.security.tls.peerSecret and peerTrustedCASecret to keep the members'"
+                      + " own certificates, or create a new cluster with them and move the data"
+                      + " with a backup"));
+        }
+      }
+      boolean peerTls = s.desired().security().peerHttps();
       boolean serverTls = s.desired().security().serverTls();
       List<String> differ = new java.util.ArrayList<>();
       for (Facts.Member m : s.facts().members) {

@@ -57,10 +57,7 @@ final class RollRules {
 
   /** Reported as RollingUpdate, or as MovingToTls while the roll is a step of that move. */
   private static Decision rolling(Situation s, Step step) {
-    String activity =
-        s.tlsMove() == io.etcdoperator.operator.model.TlsMove.NONE
-            ? Conditions.ROLLING_UPDATE
-            : Conditions.MOVING_TO_TLS;
+    String activity = !s.tlsMove().moving() ? Conditions.ROLLING_UPDATE : Conditions.MOVING_TO_TLS;
     return Decisions.withQuorum(s, activity, step, stuck(s));
   }
 

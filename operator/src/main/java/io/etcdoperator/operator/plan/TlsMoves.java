@@ -71,7 +71,7 @@ public final class TlsMoves {
   }
 
   static TlsMove of(Target target, Facts f) {
-    if (target.desired().isEmpty() || !target.desired().get().security().peerTls()) {
+    if (target.desired().isEmpty()) {
       return TlsMove.NONE;
     }
     List<String> urls =
@@ -79,6 +79,9 @@ public final class TlsMoves {
             .filter(m -> m.ordinal() >= 0)
             .flatMap(m -> m.etcd().peerUrls().stream())
             .toList();
+    if (!target.desired().get().security().peerTls()) {
+      return autoTls(urls, f) ? TlsMove.AUTO_TLS : TlsMove.NONE;
+    }
     if (!urls.isEmpty()) {
       if (urls.stream().anyMatch(u -> u.startsWith("http://"))) {
         return TlsMove.HTTP_AND_HTTPS;
@@ -106,6 +109,27 @@ public final class TlsMoves {
         : TlsMove.NONE;
   }
 
+  /**
+   * Whether members without a peer Secret in the spec keep etcd's own peer certificates: their
+   * recorded peer URLs are https and no pod presents a peer Secret's certificate (that would be TLS
+   * turned off, which {@link HaltRules.TlsModeChanged} refuses), or, with no member list, a pod
+   * runs {@code --peer-auto-tls} and none a peer Secret's certificate.
+   */
+  private static boolean autoTls(List<String> urls, Facts f) {
+    List<PodView.PeerCertificate> certs =
+        f.view.pods().values().stream()
+            .filter(p -> !p.terminating())
+            .map(PodView::peerCertificate)
+            .toList();
+    if (certs.contains(PodView.PeerCertificate.FILE)) {
+      return false;
+    }
+    if (!urls.isEmpty()) {
+      return urls.stream().allMatch(u -> u.startsWith("https://"));
+    }
+    return certs.contains(PodView.PeerCertificate.AUTO);
+  }
+
   private static boolean onMovePort(String urls) {
     return urls.contains(":" + Names.MOVE_PEER_PORT);
   }
@@ -122,7 +146,7 @@ public final class TlsMoves {
     @Override
     public Optional<Decision> decide(Situation s) {
       TlsMove move = s.tlsMove();
-      if (move == TlsMove.NONE || !MembershipRules.withQuorum(s)) {
+      if (!move.moving() || !MembershipRules.withQuorum(s)) {
         return Optional.empty();
       }
       for (Rule r : ROLL) {

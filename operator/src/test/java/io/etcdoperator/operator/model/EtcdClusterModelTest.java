@@ -345,4 +345,30 @@ class EtcdClusterModelTest {
                     move == TlsMove.NONE ? TlsMove.HTTP_AND_HTTPS : TlsMove.NONE)
                 .podTemplateHash());
   }
+
+  @Test
+  void membersThatFormedOnEtcdsOwnPeerCertificatesKeepThem() throws InvalidSpecException {
+    var cluster = TestClusters.withSpec("replicas: 3\n");
+    EtcdClusterModel model =
+        EtcdClusterModel.of(cluster, Names.DEFAULT_OPERATOR_IMAGE, "", TlsMove.AUTO_TLS);
+    var container = model.statefulSet(3).getSpec().getTemplate().getSpec().getContainers().get(0);
+    assertThat(container.getArgs())
+        .contains(
+            "--peer-auto-tls=true",
+            "--listen-peer-urls=https://[::]:2380",
+            "--initial-advertise-peer-urls=https://$(POD_NAME).demo-headless.$(POD_NAMESPACE).svc:2380")
+        .noneMatch(a -> a.startsWith("--peer-cert-file") || a.startsWith("--peer-client-cert"));
+    assertThat(model.security().peerScheme()).isEqualTo("https");
+    assertThat(container.getLivenessProbe().getHttpGet().getPort().getIntVal())
+        .as("the peer port serves https, which a kubelet's http probe cannot ask")
+        .isEqualTo(Names.METRICS_PORT);
+    assertThat(model.statefulSet(3).getSpec().getTemplate().getSpec().getVolumes())
+        .noneMatch(v -> v.getSecret() != null);
+    EtcdClusterModel plain = EtcdClusterModel.of(cluster);
+    assertThat(
+            plain.statefulSet(3).getSpec().getTemplate().getSpec().getContainers().get(0).getArgs())
+        .contains("--listen-peer-urls=http://[::]:2380")
+        .doesNotContain("--peer-auto-tls=true");
+    assertThat(model.podTemplateHash()).isNotEqualTo(plain.podTemplateHash());
+  }
 }

@@ -11,6 +11,7 @@ import io.etcdoperator.operator.model.Names;
 import io.etcdoperator.operator.model.Target;
 import io.etcdoperator.operator.model.TlsMove;
 import io.etcdoperator.operator.observe.ClusterView;
+import io.etcdoperator.operator.observe.PodView;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -97,6 +98,41 @@ class TlsMovesTest {
             "no member list, pods on https :2380: moved",
             tls,
             listening(Views.healthy(3).memberListUnknown(), DONE),
+            TlsMove.NONE),
+        Arguments.of(
+            "no peer Secret, members on etcd's own certificates with https URLs: kept",
+            Views.target(3),
+            urls(https(0), https(1), https(2)).peerCertificate(PodView.PeerCertificate.AUTO),
+            TlsMove.AUTO_TLS),
+        Arguments.of(
+            "the same, composed with auto TLS already: still kept",
+            Views.autoTls(3),
+            urls(https(0), https(1), https(2)).peerCertificate(PodView.PeerCertificate.AUTO),
+            TlsMove.AUTO_TLS),
+        Arguments.of(
+            "no peer Secret, https URLs, one pod restarted onto ours (auto TLS too), one down",
+            Views.target(3),
+            urls(https(0), https(1), https(2))
+                .podWithHash(0, "h0")
+                .down(2)
+                .peerCertificate(PodView.PeerCertificate.AUTO),
+            TlsMove.AUTO_TLS),
+        Arguments.of(
+            "no peer Secret, https URLs, pods on a peer Secret's certificate: TLS turned off,"
+                + " no auto TLS (TlsModeChanged refuses)",
+            Views.target(3),
+            urls(https(0), https(1), https(2)).peerCertificate(PodView.PeerCertificate.FILE),
+            TlsMove.NONE),
+        Arguments.of(
+            "no member list, pods on --peer-auto-tls: kept",
+            Views.target(3),
+            listening(Views.healthy(3).memberListUnknown(), DONE)
+                .peerCertificate(PodView.PeerCertificate.AUTO),
+            TlsMove.AUTO_TLS),
+        Arguments.of(
+            "no peer Secret, http URLs: plain, nothing to keep",
+            Views.target(3),
+            urls(http(0), http(1), http(2)),
             TlsMove.NONE),
         Arguments.of(
             "a cluster that never formed: nothing to move, it bootstraps with TLS",
@@ -204,6 +240,35 @@ class TlsMovesTest {
             "RollFollower",
             delete("rolling update", 2),
             "False/RollingUpdate"),
+        Arguments.of(
+            "auto TLS kept: an ordinary roll onto the template (with --peer-auto-tls)",
+            Views.autoTls(3),
+            urls(https(0), https(1), https(2))
+                .podWithHash(0, "h0")
+                .podWithHash(1, "h0")
+                .podWithHash(2, "h0")
+                .peerCertificate(PodView.PeerCertificate.AUTO),
+            "RollFollower",
+            delete("rolling update", 2),
+            "False/RollingUpdate"),
+        Arguments.of(
+            "auto TLS kept: a scale-up adds a learner at an https URL",
+            Views.autoTls(4),
+            urls(https(0), https(1), https(2)).peerCertificate(PodView.PeerCertificate.AUTO),
+            "ScaleUp",
+            new Step.AddLearner(3, Names.member(NAME, 3), https(3)),
+            "False/ScalingUp"),
+        Arguments.of(
+            "auto TLS members, the spec names a peer Secret: refused, nothing touched",
+            tls,
+            urls(https(0), https(1), https(2))
+                .podWithHash(0, "h0")
+                .podWithHash(1, "h0")
+                .podWithHash(2, "h0")
+                .peerCertificate(PodView.PeerCertificate.AUTO),
+            "TlsModeChanged",
+            new Step.None(),
+            "False/TlsModeChanged"),
         Arguments.of(
             "quorum lost during the move: the quorum-lost rules decide",
             tls,

@@ -790,7 +790,29 @@ final class Views {
             p.createdAt(),
             p.lastTermination(),
             p.clientScheme(),
-            listen));
+            listen,
+            p.peerCertificate()));
+    return this;
+  }
+
+  /** Every pod's etcd presents {@code cert} to its peers. */
+  Views peerCertificate(PodView.PeerCertificate cert) {
+    pods.replaceAll(
+        (i, p) ->
+            new PodView(
+                p.name(),
+                p.ordinal(),
+                p.phase(),
+                p.ready(),
+                p.running(),
+                p.restartCount(),
+                p.terminating(),
+                p.podTemplateHash(),
+                p.createdAt(),
+                p.lastTermination(),
+                p.clientScheme(),
+                p.peerListen(),
+                cert));
     return this;
   }
 
@@ -835,7 +857,8 @@ final class Views {
                 p.createdAt(),
                 p.lastTermination(),
                 "https",
-                p.peerListen()));
+                p.peerListen(),
+                p.peerCertificate()));
       }
     }
     Optional<MemberList> list =
@@ -858,6 +881,28 @@ final class Views {
   Views authEnabled(boolean enabled) {
     authEnabled = Optional.of(enabled);
     return this;
+  }
+
+  /**
+   * The spec names no peer Secret, and the members formed on etcd's own peer certificates: the
+   * target as the reconciler composes it then ({@link
+   * io.etcdoperator.operator.model.TlsMove#AUTO_TLS}).
+   */
+  static Target autoTls(int replicas) {
+    return Target.valid(
+        NS,
+        NAME,
+        7,
+        new Target.Desired(
+            replicas,
+            HASH,
+            true,
+            "token",
+            "quay.io/coreos/etcd:v3.5.30",
+            Target.ClaimPolicy.RETAIN,
+            Optional.empty(),
+            io.etcdoperator.operator.model.Security.of(
+                null, io.etcdoperator.operator.model.TlsMove.AUTO_TLS)));
   }
 
   /** The spec asks for TLS everywhere, and for etcd's authentication when {@code auth}. */
