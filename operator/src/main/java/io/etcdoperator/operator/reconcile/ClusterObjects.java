@@ -27,8 +27,10 @@ import java.util.function.Function;
  * Keeps a cluster's objects as the plan wants them: the Services, the cluster-state ConfigMap, the
  * StatefulSet with the planned replicas, the claim marks and the PodDisruptionBudget, each written
  * only when it differs ({@link ObjectWriter}). A write the API server refuses does not stop the
- * others; it is returned, to become a condition and an Event. The informer caches learn of every
- * write at once, so the next reconcile does not act on a stale copy.
+ * others, but for the StatefulSet after a refused ConfigMap (members read it at start); it is
+ * returned, to become a condition and an Event. An object of one of these names that is not the
+ * cluster's ({@link LiveObjects#foreign}) is never written: that is reported the same way. The
+ * informer caches learn of every write at once, so the next reconcile does not act on a stale copy.
  */
 final class ClusterObjects {
   private final KubernetesClient client;
@@ -37,6 +39,7 @@ final class ClusterObjects {
   private final EtcdCluster cluster;
   private final Function<Class<?>, InformerEventSource<?, EtcdCluster>> caches;
   private final List<ApiRefusal> refusals = new ArrayList<>();
+  private Live live;
 
   ClusterObjects(
       KubernetesClient client,
@@ -53,10 +56,24 @@ final class ClusterObjects {
   /** The live objects of the cluster, as the caches hold them. */
   interface Live {
     <R extends HasMetadata> Optional<R> named(Class<R> type, String name);
+
+    /**
+     * Why an object of this name that is not the cluster's exists (the operator must not write it),
+     * or empty.
+     */
+    default Optional<String> foreign(Class<? extends HasMetadata> type, String name) {
+      return Optional.empty();
+    }
+
+    /** As {@link #named}, from the caches alone. */
+    default <R extends HasMetadata> Optional<R> cached(Class<R> type, String name) {
+      return named(type, name);
+    }
   }
 
   /** Keeps every object the plan covers; returns the writes the API server refused. */
   List<ApiRefusal> keep(EtcdClusterModel model, Plan plan, Live live) {
+    this.live = live;
     String name = cluster.getMetadata().getName();
     ensure(
         Service.class,
@@ -64,6 +81,7 @@ final class ClusterObjects {
         live.named(Service.class, Names.headlessService(name)));
     ensure(
         Service.class, model.clientService(), live.named(Service.class, Names.clientService(name)));
+    int beforeState = refusals.size();
     plan.clusterState()
         .ifPresent(
             state ->
@@ -71,18 +89,27 @@ final class ClusterObjects {
                     ConfigMap.class,
                     model.clusterStateConfigMap(state),
                     live.named(ConfigMap.class, Names.clusterStateConfigMap(name))));
-    plan.statefulSetReplicas()
-        .ifPresent(
-            replicas ->
-                ensure(
-                    StatefulSet.class,
-                    model.statefulSet(replicas),
-                    live.named(StatefulSet.class, Names.statefulSet(name))));
+    // Members read the cluster-state ConfigMap at start: no pod is started or added on one that is
+    // not as planned (its write refused, or another's of the same name).
+    boolean stateKept = refusals.size() == beforeState;
+    if (stateKept) {
+      plan.statefulSetReplicas()
+          .ifPresent(
+              replicas ->
+                  ensure(
+                      StatefulSet.class,
+                      model.statefulSet(replicas),
+                      live.named(StatefulSet.class, Names.statefulSet(name))));
+    }
     plan.claimMembers()
         .forEach((claim, member) -> markClaim(model, claim, member, plan.claimClusterId()));
-    Optional<PodDisruptionBudget> livePdb =
-        live.named(PodDisruptionBudget.class, Names.podDisruptionBudget(name));
     Optional<PodDisruptionBudget> pdb = model.podDisruptionBudget(plan.statefulSetReplicas());
+    // Only a budget the cluster is to have is looked for beyond the caches: one it is not to have
+    // would cost a call on every reconcile, and one of its own carries its labels.
+    Optional<PodDisruptionBudget> livePdb =
+        pdb.isPresent()
+            ? live.named(PodDisruptionBudget.class, Names.podDisruptionBudget(name))
+            : live.cached(PodDisruptionBudget.class, Names.podDisruptionBudget(name));
     if (pdb.isPresent()) {
       ensure(PodDisruptionBudget.class, pdb.get(), livePdb);
     } else {
@@ -118,6 +145,20 @@ final class ClusterObjects {
 
   @SuppressWarnings("unchecked")
   private <R extends HasMetadata> void ensure(Class<R> type, R desired, Optional<R> live) {
+    if (live.isEmpty()) {
+      Optional<String> foreign = this.live.foreign(type, desired.getMetadata().getName());
+      if (foreign.isPresent()) {
+        refusals.add(
+            new ApiRefusal(
+                "create",
+                desired.getKind(),
+                desired.getMetadata().getName(),
+                409,
+                List.of(),
+                foreign.get()));
+        return;
+      }
+    }
     Optional<R> written;
     try {
       written = writer.ensure(desired, live);

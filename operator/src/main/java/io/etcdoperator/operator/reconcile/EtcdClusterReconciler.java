@@ -232,7 +232,8 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster> {
                 .target()
                 .withNewestBackup(Backups.newest(context.getSecondaryResources(EtcdBackup.class))),
             desired.model());
-    ClusterView view = observe(cluster, context, desired, tls);
+    LiveObjects live = new LiveObjects(context, cluster);
+    ClusterView view = observe(cluster, context, desired, tls, live);
     // A running cluster moving its peers to TLS: its template is the step's, read from the world.
     TlsMove move = TlsMoves.of(desired.target(), view);
     if (move != TlsMove.NONE) {
@@ -248,7 +249,7 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster> {
         meta.getName(),
         ClusterGauges.of(desired.target(), view),
         Backups.newestCompletion(context.getSecondaryResources(EtcdBackup.class)));
-    Acted acted = act(cluster, context, desired, plan, view);
+    Acted acted = act(cluster, context, desired, plan, view, live);
     Duration next = report(cluster, context, plan, acted);
     metrics.reconciled(
         meta.getNamespace(),
@@ -266,17 +267,16 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster> {
   }
 
   private ClusterView observe(
-      EtcdCluster cluster, Context<EtcdCluster> context, DesiredCluster desired, TlsReport tls) {
+      EtcdCluster cluster,
+      Context<EtcdCluster> context,
+      DesiredCluster desired,
+      TlsReport tls,
+      LiveObjects live) {
     var meta = cluster.getMetadata();
     String scheme =
         desired.model().map(m -> m.security().clientScheme()).orElse(Security.NONE.clientScheme());
     ClusterView view =
-        observer.observe(
-            meta.getNamespace(),
-            meta.getName(),
-            new Cached(context, meta.getName()).objects(),
-            scheme,
-            tls);
+        observer.observe(meta.getNamespace(), meta.getName(), live.objects(), scheme, tls);
     NodeWatch nodes = nodeWatch(context);
     boolean persistent = desired.model().map(m -> m.usesPersistentStorage()).orElse(true);
     return view.withStorageClass(
@@ -339,15 +339,13 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster> {
       Context<EtcdCluster> context,
       DesiredCluster desired,
       Plan plan,
-      ClusterView view) {
+      ClusterView view,
+      LiveObjects live) {
     List<ApiRefusal> refused = List.of();
     if (plan.manageObjects()) {
       refused =
           new ClusterObjects(context.getClient(), hook, cluster, caches::get)
-              .keep(
-                  desired.model().orElseThrow(),
-                  plan,
-                  new Cached(context, cluster.getMetadata().getName()));
+              .keep(desired.model().orElseThrow(), plan, live);
     }
     if (!refused.isEmpty()) {
       return new Acted(refused, new Outcome.Nothing());
@@ -374,8 +372,7 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster> {
   private void annotate(
       Context<EtcdCluster> context, EtcdCluster cluster, String key, String value) {
     String name = Names.clusterStateConfigMap(cluster.getMetadata().getName());
-    Optional<ConfigMap> live =
-        new Cached(context, cluster.getMetadata().getName()).named(ConfigMap.class, name);
+    Optional<ConfigMap> live = new LiveObjects(context, cluster).named(ConfigMap.class, name);
     String patch =
         io.fabric8.kubernetes.client.utils.Serialization.asJson(
             Map.of("metadata", Map.of("annotations", Map.of(key, value))));
@@ -502,29 +499,4 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster> {
   }
 
   /** The cluster's objects as the informer caches hold them. */
-  private static final class Cached implements ClusterObjects.Live {
-    private final Context<EtcdCluster> context;
-    private final String name;
-
-    Cached(Context<EtcdCluster> context, String name) {
-      this.context = context;
-      this.name = name;
-    }
-
-    @Override
-    public <R extends HasMetadata> Optional<R> named(Class<R> type, String objectName) {
-      return context.getSecondaryResources(type).stream()
-          .filter(r -> objectName.equals(r.getMetadata().getName()))
-          .findFirst();
-    }
-
-    ClusterObserver.Objects objects() {
-      return new ClusterObserver.Objects(
-          named(StatefulSet.class, Names.statefulSet(name)),
-          context.getSecondaryResources(Pod.class),
-          context.getSecondaryResources(PersistentVolumeClaim.class),
-          named(ConfigMap.class, Names.clusterStateConfigMap(name)),
-          named(Pod.class, Names.rebuildPod(name)));
-    }
-  }
 }
