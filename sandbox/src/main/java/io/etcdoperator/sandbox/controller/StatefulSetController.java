@@ -155,7 +155,7 @@ public final class StatefulSetController extends Controller {
       }
       if (ownedBy(p, set)) {
         pods.put(ordinal, p);
-      } else if (orphanSelectedBy(p, set)) {
+      } else if (orphanSelectedBy(p, set) && stillThere(set)) {
         pods.put(ordinal, adopt(p, set));
       }
     }
@@ -555,6 +555,25 @@ public final class StatefulSetController extends Controller {
         p.getMetadata().getLabels() == null ? Map.of() : p.getMetadata().getLabels();
     return !want.isEmpty()
         && want.entrySet().stream().allMatch(e -> e.getValue().equals(labels.get(e.getKey())));
+  }
+
+  /**
+   * Whether the set, read again now, is the same object and not being deleted: the real controller
+   * checks so before it adopts, since the copy this pass works from may be older than a deletion
+   * with {@code --cascade=orphan}, whose orphans it would otherwise take back under the owner that
+   * is going.
+   */
+  private boolean stillThere(StatefulSet set) {
+    StatefulSet now =
+        client
+            .apps()
+            .statefulSets()
+            .inNamespace(set.getMetadata().getNamespace())
+            .withName(set.getMetadata().getName())
+            .get();
+    return now != null
+        && Objects.equals(now.getMetadata().getUid(), set.getMetadata().getUid())
+        && now.getMetadata().getDeletionTimestamp() == null;
   }
 
   private Pod adopt(Pod p, StatefulSet set) {
