@@ -108,7 +108,8 @@ class AuthorizationIT {
   void whatDeployGrantsIsAllowedAndTheRestForbiddenAsARealServerSaysIt() {
     assertThat(operator.configMaps().inAnyNamespace().list().getItems()).isNotNull();
     // Secrets: list and watch (the TLS Secrets, from the informer), and get (a backup's agent
-    // is given the cluster's client certificate). Services: never get (they come from the cache).
+    // is given the cluster's client certificate). Services: get (an unlabelled one of a cluster's
+    // name, as another operator left it), never delete.
     assertThat(operator.secrets().inNamespace("default").list().getItems()).isNotNull();
     assertThatThrownBy(() -> operator.serviceAccounts().inNamespace("default").list())
         .isInstanceOfSatisfying(
@@ -123,12 +124,12 @@ class AuthorizationIT {
                           + "\" cannot list resource \"serviceaccounts\" in API group \"\" in the"
                           + " namespace \"default\"");
             });
-    assertThatThrownBy(() -> operator.services().inNamespace("default").withName("s").get())
+    assertThatThrownBy(() -> operator.services().inNamespace("default").withName("s").delete())
         .isInstanceOfSatisfying(
             KubernetesClientException.class,
             e ->
                 assertThat(e.getStatus().getMessage())
-                    .startsWith("services \"s\" is forbidden: User \"" + SA + "\" cannot get"));
+                    .startsWith("services \"s\" is forbidden: User \"" + SA + "\" cannot delete"));
     assertThatThrownBy(() -> operator.rbac().clusterRoles().list())
         .isInstanceOfSatisfying(
             KubernetesClientException.class,
@@ -140,7 +141,8 @@ class AuthorizationIT {
                             + "\" cannot list resource \"clusterroles\" in API group"
                             + " \"rbac.authorization.k8s.io\" at the cluster scope"));
     assertThat(sandbox.operatorUsage().uses())
-        .anyMatch(u -> u.verb().equals("get") && u.resource().equals("services") && !u.allowed());
+        .anyMatch(
+            u -> u.verb().equals("delete") && u.resource().equals("services") && !u.allowed());
   }
 
   @Test
