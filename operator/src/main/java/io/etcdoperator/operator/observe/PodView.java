@@ -65,35 +65,6 @@ public record PodView(
       String podTemplateHash,
       Instant createdAt,
       String lastTermination,
-      String clientScheme,
-      String peerListen) {
-    this(
-        name,
-        ordinal,
-        phase,
-        ready,
-        running,
-        restartCount,
-        terminating,
-        podTemplateHash,
-        createdAt,
-        lastTermination,
-        clientScheme,
-        peerListen,
-        PeerCertificate.NONE);
-  }
-
-  public PodView(
-      String name,
-      int ordinal,
-      String phase,
-      boolean ready,
-      boolean running,
-      int restartCount,
-      boolean terminating,
-      String podTemplateHash,
-      Instant createdAt,
-      String lastTermination,
       String clientScheme) {
     this(
         name,
@@ -107,7 +78,8 @@ public record PodView(
         createdAt,
         lastTermination,
         clientScheme,
-        "");
+        "",
+        PeerCertificate.NONE);
   }
 
   public PodView(

@@ -776,43 +776,35 @@ final class Views {
   /** Pod {@code i}'s etcd serves peers on {@code listen} (its --listen-peer-urls). */
   Views peerListen(int i, String listen) {
     PodView p = pods.get(i);
-    pods.put(
-        i,
-        new PodView(
-            p.name(),
-            p.ordinal(),
-            p.phase(),
-            p.ready(),
-            p.running(),
-            p.restartCount(),
-            p.terminating(),
-            p.podTemplateHash(),
-            p.createdAt(),
-            p.lastTermination(),
-            p.clientScheme(),
-            listen,
-            p.peerCertificate()));
+    pods.put(i, serving(p, p.clientScheme(), listen, p.peerCertificate()));
     return this;
+  }
+
+  /**
+   * {@code p}, serving clients on {@code clientScheme} and peers on {@code listen} with {@code
+   * cert}.
+   */
+  private static PodView serving(
+      PodView p, String clientScheme, String listen, PodView.PeerCertificate cert) {
+    return new PodView(
+        p.name(),
+        p.ordinal(),
+        p.phase(),
+        p.ready(),
+        p.running(),
+        p.restartCount(),
+        p.terminating(),
+        p.podTemplateHash(),
+        p.createdAt(),
+        p.lastTermination(),
+        clientScheme,
+        listen,
+        cert);
   }
 
   /** Every pod's etcd presents {@code cert} to its peers. */
   Views peerCertificate(PodView.PeerCertificate cert) {
-    pods.replaceAll(
-        (i, p) ->
-            new PodView(
-                p.name(),
-                p.ordinal(),
-                p.phase(),
-                p.ready(),
-                p.running(),
-                p.restartCount(),
-                p.terminating(),
-                p.podTemplateHash(),
-                p.createdAt(),
-                p.lastTermination(),
-                p.clientScheme(),
-                p.peerListen(),
-                cert));
+    pods.replaceAll((i, p) -> serving(p, p.clientScheme(), p.peerListen(), cert));
     return this;
   }
 
@@ -843,22 +835,7 @@ final class Views {
       podViews = new TreeMap<>();
       for (var e : pods.entrySet()) {
         PodView p = e.getValue();
-        podViews.put(
-            e.getKey(),
-            new PodView(
-                p.name(),
-                p.ordinal(),
-                p.phase(),
-                p.ready(),
-                p.running(),
-                p.restartCount(),
-                p.terminating(),
-                p.podTemplateHash(),
-                p.createdAt(),
-                p.lastTermination(),
-                "https",
-                p.peerListen(),
-                p.peerCertificate()));
+        podViews.put(e.getKey(), serving(p, "https", p.peerListen(), p.peerCertificate()));
       }
     }
     Optional<MemberList> list =
