@@ -3,6 +3,7 @@ package io.etcdoperator.sandbox;
 import io.etcdoperator.sandbox.api.ApiServer;
 import io.etcdoperator.sandbox.kubelet.Kubelet;
 import io.etcdoperator.sandbox.kubelet.PodHandle;
+import java.time.Duration;
 import java.util.List;
 
 /**
@@ -35,6 +36,17 @@ public final class Faults {
               + "/"
               + pod
               + " is not running");
+    }
+  }
+
+  /**
+   * SIGKILL to every container of the pod, and none restarts for {@code down} (at most 30 s): a
+   * member that is really gone for a while, as one in a crash loop's back-off, rather than one
+   * restarted at once.
+   */
+  public void crash(String namespace, String pod, Duration down) {
+    if (!running(namespace, pod).crash(down)) {
+      throw new IllegalArgumentException("pod " + namespace + "/" + pod + " runs no container");
     }
   }
 

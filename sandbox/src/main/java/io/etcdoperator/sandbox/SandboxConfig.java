@@ -28,6 +28,9 @@ import java.util.HexFormat;
  *     gives pods for the not-ready and unreachable taints (Kubernetes' default: 300 s)
  * @param nodeLeaseRenewInterval how often each node's kubelet renews its Lease and posts its status
  *     (Kubernetes' default: 10 s)
+ * @param fakeEtcd etcd containers are answered by the load generator ({@link
+ *     io.etcdoperator.sandbox.fake.FakeEtcd}) instead of etcd processes: for benchmarks of many
+ *     clusters only, never for a test of correctness
  */
 public record SandboxConfig(
     Path stateDir,
@@ -40,7 +43,8 @@ public record SandboxConfig(
     int nodes,
     Duration nodeMonitorGracePeriod,
     Duration defaultTolerationSeconds,
-    Duration nodeLeaseRenewInterval) {
+    Duration nodeLeaseRenewInterval,
+    boolean fakeEtcd) {
 
   /** The RBAC of {@code deploy/cluster-scope.yaml}: the operator watches every namespace. */
   public static final String CLUSTER_SCOPE = "cluster-scope.yaml";
@@ -61,7 +65,8 @@ public record SandboxConfig(
         3,
         Duration.ofSeconds(40),
         Duration.ofSeconds(300),
-        Duration.ofSeconds(10));
+        Duration.ofSeconds(10),
+        false);
   }
 
   public SandboxConfig withRestartBackoff(Duration base, Duration max) {
@@ -76,7 +81,8 @@ public record SandboxConfig(
         nodes,
         nodeMonitorGracePeriod,
         defaultTolerationSeconds,
-        nodeLeaseRenewInterval);
+        nodeLeaseRenewInterval,
+        fakeEtcd);
   }
 
   public SandboxConfig withMaxGracePeriod(Duration grace) {
@@ -91,7 +97,8 @@ public record SandboxConfig(
         nodes,
         nodeMonitorGracePeriod,
         defaultTolerationSeconds,
-        nodeLeaseRenewInterval);
+        nodeLeaseRenewInterval,
+        fakeEtcd);
   }
 
   /** The number of nodes, {@code node-0} ... {@code node-<count-1>}; at least 1. */
@@ -110,7 +117,8 @@ public record SandboxConfig(
         count,
         nodeMonitorGracePeriod,
         defaultTolerationSeconds,
-        nodeLeaseRenewInterval);
+        nodeLeaseRenewInterval,
+        fakeEtcd);
   }
 
   /**
@@ -131,7 +139,25 @@ public record SandboxConfig(
         nodes,
         gracePeriod,
         defaultToleration,
-        renewInterval);
+        renewInterval,
+        fakeEtcd);
+  }
+
+  /** Etcd containers answered by the load generator, for a benchmark (see {@link #fakeEtcd}). */
+  public SandboxConfig withFakeEtcd() {
+    return new SandboxConfig(
+        stateDir,
+        etcdBinaries,
+        restartBackoff,
+        maxRestartBackoff,
+        maxGracePeriod,
+        resync,
+        rbacManifest,
+        nodes,
+        nodeMonitorGracePeriod,
+        defaultTolerationSeconds,
+        nodeLeaseRenewInterval,
+        true);
   }
 
   /** The name of node {@code i}: {@code node-<i>}. */
@@ -159,7 +185,8 @@ public record SandboxConfig(
         nodes,
         nodeMonitorGracePeriod,
         defaultTolerationSeconds,
-        nodeLeaseRenewInterval);
+        nodeLeaseRenewInterval,
+        fakeEtcd);
   }
 
   /** The tag every process of a sandbox in this state directory carries (see ProcessSweeper). */

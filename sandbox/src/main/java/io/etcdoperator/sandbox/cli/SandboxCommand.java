@@ -34,7 +34,11 @@ import picocli.CommandLine.Option;
       "Needs root (mount namespaces) and the etcd binary (Debian's etcd-server).",
       "kubectl works against it: kubectl --kubeconfig <dir>/kubeconfig get etcdclusters,pods"
     },
-    subcommands = {FaultCommand.class, io.etcdoperator.sandbox.bench.BenchmarkCommand.class})
+    subcommands = {
+      FaultCommand.class,
+      io.etcdoperator.sandbox.bench.BenchmarkCommand.class,
+      io.etcdoperator.sandbox.bench.ScaleBenchmarkCommand.class
+    })
 public final class SandboxCommand implements Callable<Integer> {
   static final String SAMPLE = "io/etcdoperator/sandbox/sample-etcdcluster.yaml";
 

@@ -67,6 +67,7 @@ public final class Kubelet implements AutoCloseable {
   private final Thread statusWriter;
   private final Objects objects;
   private final EtcdImages etcdImages;
+  private final io.etcdoperator.sandbox.fake.FakeEtcd fakeEtcd;
   private SharedIndexInformer<Pod> podInformer;
   private SharedIndexInformer<Service> serviceInformer;
   private final java.util.concurrent.atomic.AtomicBoolean refreshQueued =
@@ -103,6 +104,7 @@ public final class Kubelet implements AutoCloseable {
     this.objects = new DirectObjects();
     this.nodes.addAll(config.nodeNames());
     this.etcdImages = EtcdImages.scan(config.etcdBinaries());
+    this.fakeEtcd = config.fakeEtcd() ? new io.etcdoperator.sandbox.fake.FakeEtcd() : null;
     LOG.info(
         "etcd images run the local versions {} (from {})",
         etcdImages.versions(),
@@ -241,6 +243,14 @@ public final class Kubelet implements AutoCloseable {
 
   SandboxConfig config() {
     return config;
+  }
+
+  /**
+   * The load generator that answers etcd containers when the config asks for it ({@link
+   * SandboxConfig#fakeEtcd}, benchmarks only), else null.
+   */
+  io.etcdoperator.sandbox.fake.FakeEtcd fakeEtcd() {
+    return fakeEtcd;
   }
 
   /** The etcd versions etcd images run here. */
@@ -471,6 +481,39 @@ public final class Kubelet implements AutoCloseable {
    */
   public void partition(String namespace, String name, boolean on) {
     dns.partition(namespace, name, on, this::blackHoleAddress);
+    if (on) {
+      PodHandle pod = pod(namespace, name);
+      if (pod != null && pod.ip() != null) {
+        resetConnections(pod.ip());
+      }
+    }
+  }
+
+  /**
+   * Resets the established connections to a pod's client and metrics ports ({@code ss -K}, the
+   * kernel's socket destroy), as a partition that cuts a connection would end its calls: a client
+   * that keeps its connections (the operator does) would otherwise go on using one made before the
+   * partition. Clients that dial the pod again by name then reach the black hole; peers'
+   * connections (port 2380) are left alone.
+   */
+  private static void resetConnections(String ip) {
+    for (String port : List.of("2379", "2381")) {
+      try {
+        Process p =
+            new ProcessBuilder("ss", "-K", "dst", ip, "dport", "=", port)
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .start();
+        if (!p.waitFor(5, java.util.concurrent.TimeUnit.SECONDS)) {
+          p.destroyForcibly();
+        }
+      } catch (java.io.IOException e) {
+        LOG.warn("could not reset connections to {}:{}: {}", ip, port, e.toString());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
   }
 
   private String blackHoleAddress() {
@@ -594,6 +637,9 @@ public final class Kubelet implements AutoCloseable {
       dirty.notifyAll();
     }
     scheduler.shutdownNow();
+    if (fakeEtcd != null) {
+      fakeEtcd.close();
+    }
     dns.close();
     synchronized (blackHoleLock) {
       if (blackHole != null) {

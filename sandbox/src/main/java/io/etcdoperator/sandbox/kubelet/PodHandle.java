@@ -36,6 +36,11 @@ public final class PodHandle {
     return r != null && r.kill();
   }
 
+  /** See {@link io.etcdoperator.sandbox.Faults#crash}. */
+  public boolean crash(Duration down) {
+    return worker.crash(down);
+  }
+
   /** SIGSTOP to every container's process group. */
   public boolean freeze() {
     boolean any = false;

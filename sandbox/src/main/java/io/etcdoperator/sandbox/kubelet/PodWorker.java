@@ -12,6 +12,7 @@ import io.fabric8.kubernetes.api.model.PodStatusBuilder;
 import io.fabric8.kubernetes.api.model.Probe;
 import io.fabric8.kubernetes.api.model.VolumeMount;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -326,7 +327,31 @@ final class PodWorker {
     }
   }
 
-  /** Blocks a restart while {@link #wipeClaims()} runs. */
+  /**
+   * Kills every container and keeps each from restarting for {@code down}: a crash whose restart
+   * waits, as one in back-off does. False when no container ran.
+   */
+  boolean crash(Duration down) {
+    synchronized (hold) {
+      held = true;
+    }
+    boolean any = false;
+    for (ContainerRunner r : containers()) {
+      any |= r.kill();
+    }
+    java.util.concurrent.CompletableFuture.delayedExecutor(
+            down.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)
+        .execute(
+            () -> {
+              synchronized (hold) {
+                held = false;
+                hold.notifyAll();
+              }
+            });
+    return any;
+  }
+
+  /** Blocks a restart while {@link #wipeClaims()} or {@link #crash} holds it (30 s at most). */
   void awaitNotHeld() {
     synchronized (hold) {
       long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
@@ -404,6 +429,10 @@ final class PodWorker {
         pod.getSpec().getHostname() != null
             ? pod.getSpec().getHostname()
             : pod.getMetadata().getName();
+    io.etcdoperator.sandbox.fake.FakeEtcd fake = kubelet.fakeEtcd();
+    if (cfg.etcd() && fake != null) {
+      return fakeEtcd(fake, c, cfg, hostname, mounts);
+    }
     return ProcessLauncher.start(
         new ProcessLauncher.Spec(
             cfg.argv(),
@@ -416,6 +445,55 @@ final class PodWorker {
             logFile(c),
             kubelet.config().tag(),
             runAs(c)));
+  }
+
+  /**
+   * An etcd container answered by the load generator (benchmarks only): a process that only waits
+   * stands for it, so that the kubelet starts, kills, freezes and restarts it as any other, and the
+   * generator's member lives as long as that process, frozen while it is stopped (SIGSTOP).
+   */
+  private Process fakeEtcd(
+      io.etcdoperator.sandbox.fake.FakeEtcd fake,
+      Container c,
+      ContainerConfig cfg,
+      String hostname,
+      List<ProcessLauncher.Mount> mounts)
+      throws IOException {
+    Process p =
+        ProcessLauncher.start(
+            new ProcessLauncher.Spec(
+                List.of("sleep", "infinity"),
+                cfg.env(),
+                hostname,
+                kubelet.dns().podHostsFile(this),
+                kubelet.dns().resolvConf(this),
+                mounts,
+                c.getWorkingDir(),
+                logFile(c),
+                kubelet.config().tag(),
+                runAs(c)));
+    long pid = p.pid();
+    Path stat = Path.of("/proc", String.valueOf(pid), "stat");
+    io.etcdoperator.sandbox.fake.FakeEtcd.Member member;
+    try {
+      member = fake.start(cfg.argv(), cfg.env(), () -> stopped(stat));
+    } catch (IOException | RuntimeException e) {
+      p.destroyForcibly();
+      throw e;
+    }
+    p.onExit().thenRun(member::stop);
+    return p;
+  }
+
+  /** Whether the process of this {@code /proc/<pid>/stat} is stopped (SIGSTOP). */
+  private static boolean stopped(Path stat) {
+    try {
+      String s = Files.readString(stat);
+      int end = s.lastIndexOf(')');
+      return end > 0 && end + 2 < s.length() && s.charAt(end + 2) == 'T';
+    } catch (IOException e) {
+      return false;
+    }
   }
 
   /**

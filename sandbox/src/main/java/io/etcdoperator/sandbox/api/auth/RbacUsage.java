@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -68,9 +69,14 @@ public final class RbacUsage {
   }
 
   private final Set<Use> uses = ConcurrentHashMap.newKeySet();
+  private final Map<String, java.util.concurrent.atomic.LongAdder> requests =
+      new ConcurrentHashMap<>();
 
   public void record(RequestInfo request, boolean allowed) {
     if (request.resourceRequest()) {
+      requests
+          .computeIfAbsent(request.verb(), v -> new java.util.concurrent.atomic.LongAdder())
+          .increment();
       uses.add(
           new Use(
               request.verb(),
@@ -79,6 +85,16 @@ public final class RbacUsage {
               request.namespace(),
               allowed));
     }
+  }
+
+  /**
+   * How many requests of each verb so far (get, list, watch, create, update, patch, delete), every
+   * one counted, not only distinct uses.
+   */
+  public Map<String, Long> requests() {
+    Map<String, Long> out = new java.util.TreeMap<>();
+    requests.forEach((verb, n) -> out.put(verb, n.sum()));
+    return out;
   }
 
   /** Every use so far, sorted. */

@@ -1,0 +1,96 @@
+package io.etcdoperator.sandbox.bench;
+
+import io.etcdoperator.sandbox.Sandbox;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * What the operator did over one window in which nothing changed: its CPU time, its reconciles
+ * (from its {@code /metrics}) and its requests to the API server (counted by the sandbox for the
+ * operator's ServiceAccount), by verb.
+ */
+record Idle(
+    Duration window,
+    Duration cpu,
+    double reconciles,
+    Map<String, Long> requests,
+    Map<String, Duration> threads) {
+  private static final Set<String> WRITES = Set.of("create", "update", "patch", "delete");
+  private static final Set<String> READS = Set.of("get", "list");
+
+  /** Measures over {@code window}, which the caller lets pass untouched. */
+  static Idle measure(OperatorProcess operator, Sandbox sandbox, Duration window) throws Exception {
+    Map<String, Duration> threads0 = operator.threadCpu();
+    Duration cpu0 = operator.cpu();
+    double rec0 = reconciles(operator.metrics());
+    Map<String, Long> req0 = sandbox.operatorUsage().requests();
+    long t0 = System.nanoTime();
+    Thread.sleep(window.toMillis());
+    Duration cpu1 = operator.cpu();
+    long t1 = System.nanoTime();
+    Map<String, Duration> threads = new TreeMap<>();
+    operator
+        .threadCpu()
+        .forEach(
+            (name, d) -> {
+              Duration spent = d.minus(threads0.getOrDefault(name, Duration.ZERO));
+              if (!spent.isZero()) {
+                threads.put(name, spent);
+              }
+            });
+    double rec1 = reconciles(operator.metrics());
+    Map<String, Long> req1 = sandbox.operatorUsage().requests();
+    Map<String, Long> delta = new TreeMap<>();
+    req1.forEach(
+        (verb, n) -> {
+          long d = n - req0.getOrDefault(verb, 0L);
+          if (d > 0) {
+            delta.put(verb, d);
+          }
+        });
+    return new Idle(Duration.ofNanos(t1 - t0), cpu1.minus(cpu0), rec1 - rec0, delta, threads);
+  }
+
+  static double reconciles(String page) {
+    return Metrics.sum(page, "etcd_operator_reconcile_duration_seconds_count", l -> true);
+  }
+
+  /**
+   * The threads that took most of the CPU, as shares of a core, e.g. {@code etcd-grpc-io-N 2.1 %}.
+   */
+  String busiestThreads(int n) {
+    double window = this.window.toNanos();
+    return threads.entrySet().stream()
+        .sorted(Map.Entry.<String, Duration>comparingByValue().reversed())
+        .limit(n)
+        .map(e -> String.format("%s %.1f %%", e.getKey(), e.getValue().toNanos() * 100 / window))
+        .collect(java.util.stream.Collectors.joining(", "));
+  }
+
+  double cpuShare() {
+    return (double) cpu.toNanos() / window.toNanos();
+  }
+
+  double reconcilesPerSecond() {
+    return reconciles / (window.toNanos() / 1e9);
+  }
+
+  double writesPerReconcile() {
+    return perReconcile(WRITES);
+  }
+
+  double readsPerReconcile() {
+    return perReconcile(READS);
+  }
+
+  private double perReconcile(Set<String> verbs) {
+    long n =
+        requests.entrySet().stream()
+            .filter(e -> verbs.contains(e.getKey()))
+            .mapToLong(Map.Entry::getValue)
+            .sum();
+    return reconciles == 0 ? n : n / reconciles;
+  }
+}
