@@ -5,6 +5,7 @@ import io.etcdoperator.operator.etcd.EtcdService;
 import io.etcdoperator.operator.etcd.EtcdServiceConfig;
 import io.etcdoperator.operator.etcd.JetcdEtcdService;
 import io.etcdoperator.operator.metrics.OperatorMetrics;
+import io.etcdoperator.operator.observe.MemberWatch;
 import io.etcdoperator.operator.reconcile.EtcdBackupReconciler;
 import io.etcdoperator.operator.reconcile.EtcdBackupScheduleReconciler;
 import io.etcdoperator.operator.reconcile.EtcdClusterReconciler;
@@ -20,6 +21,7 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
@@ -38,6 +40,7 @@ public final class EtcdOperator implements AutoCloseable {
 
   private final Operator operator;
   private final EtcdService etcd;
+  private final MemberWatch watch;
   private final Optional<HttpEndpoints> http;
   private final PrometheusMeterRegistry registry;
   private final AtomicBoolean closed = new AtomicBoolean();
@@ -45,10 +48,12 @@ public final class EtcdOperator implements AutoCloseable {
   private EtcdOperator(
       Operator operator,
       EtcdService etcd,
+      MemberWatch watch,
       Optional<HttpEndpoints> http,
       PrometheusMeterRegistry registry) {
     this.operator = operator;
     this.etcd = etcd;
+    this.watch = watch;
     this.http = http;
     this.registry = registry;
   }
@@ -65,6 +70,12 @@ public final class EtcdOperator implements AutoCloseable {
     // Connections to members, reused across reconciles, dropped when their cluster is deleted.
     registry.gauge("etcd.operator.etcd.channels", etcd, JetcdEtcdService::openChannels);
     OperatorMetrics metrics = new OperatorMetrics(registry);
+    MemberWatch watch = new MemberWatch(etcd);
+    registry.gauge("etcd.operator.member.watch.clusters", watch, MemberWatch::watching);
+    registry.more().counter("etcd.operator.member.watch.checks", List.of(), watch, w -> w.checks());
+    registry
+        .more()
+        .counter("etcd.operator.member.watch.triggers", List.of(), watch, w -> w.triggers());
 
     Operator operator =
         new Operator(
@@ -118,7 +129,8 @@ public final class EtcdOperator implements AutoCloseable {
                 settings.callHook(),
                 settings.operatorImage(),
                 metrics)
-            .clusterWide(settings.namespaces().isEmpty()),
+            .clusterWide(settings.namespaces().isEmpty())
+            .withMemberWatch(watch),
         c -> {
           // Called for delete events too, without a finalizer (EtcdClusterReconciler).
           c.withTriggerReconcilerOnAllEvents(true);
@@ -158,7 +170,7 @@ public final class EtcdOperator implements AutoCloseable {
     LOG.info(
         "etcd-operator started, watching {}",
         settings.namespaces().isEmpty() ? "all namespaces" : settings.namespaces());
-    return new EtcdOperator(operator, etcd, http, registry);
+    return new EtcdOperator(operator, etcd, watch, http, registry);
   }
 
   /** The port of the health and metrics endpoint, when there is one. */
@@ -190,6 +202,7 @@ public final class EtcdOperator implements AutoCloseable {
     }
     http.ifPresent(HttpEndpoints::close);
     operator.stop();
+    watch.close();
     etcd.close();
     registry.close();
   }

@@ -36,9 +36,13 @@ import javax.net.ssl.SSLException;
  * first use and reused by every later call, all sharing one event loop and one callback executor,
  * so the number of threads does not grow with the number of clusters or members.
  *
- * <p>Each channel is bound to one address: the endpoint's host is resolved on every lookup, and
- * when it names another address than the channel's (a member's pod was recreated and got a new IP),
- * the channel is closed and a new one made. gRPC's own name resolution is not used: it caches an
+ * <p>Each channel is bound to one address. The endpoint's host is resolved again on a lookup when
+ * the channel is not connected (its connection broke: the member's process or pod is gone, and a
+ * recreated pod has a new IP), and otherwise when the last resolution is older than {@link
+ * #RESOLVE_INTERVAL} (a name that moved while its old address still answers, which a pod's IP does
+ * not do); when it names another address than the channel's, the channel is closed and a new one
+ * made. Between those, a connected channel is used as it is: watching many members every few
+ * seconds must not cost a DNS query per call. gRPC's own name resolution is not used: it caches an
  * answer for 30 s, and after a lookup failed in between (no pod for a moment) its pick-first
  * balancer kept calling the old address for as long as the test ran (gRPC 1.70), so a member that
  * came back on a new address stayed "not answering" and the cluster looked as if it had lost
@@ -56,6 +60,11 @@ final class EtcdChannels implements AutoCloseable {
   // and resolves the name again.
   private static final Duration KEEPALIVE_TIME = Duration.ofSeconds(10);
   private static final Duration KEEPALIVE_TIMEOUT = Duration.ofSeconds(5);
+
+  /** How long a connected channel goes without its host being resolved again. */
+  static final Duration RESOLVE_INTERVAL = Duration.ofSeconds(30);
+
+  private final long resolveIntervalNanos;
   private final EventLoopGroup eventLoop;
   private final Executor callbackExecutor;
   private final Duration deadline;
@@ -102,6 +111,7 @@ final class EtcdChannels implements AutoCloseable {
     final ManagedChannel channel;
     final InetAddress address;
     long lastUsedNanos = System.nanoTime();
+    long resolvedNanos = lastUsedNanos;
 
     Entry(ManagedChannel channel, InetAddress address) {
       this.channel = channel;
@@ -123,6 +133,20 @@ final class EtcdChannels implements AutoCloseable {
       Duration deadline,
       Duration idleTimeout,
       Resolver resolver) {
+    this(eventLoop, callbackExecutor, deadline, idleTimeout, resolver, RESOLVE_INTERVAL);
+  }
+
+  /**
+   * @param resolveInterval how long a connected channel goes without its host resolved again
+   */
+  EtcdChannels(
+      EventLoopGroup eventLoop,
+      Executor callbackExecutor,
+      Duration deadline,
+      Duration idleTimeout,
+      Resolver resolver,
+      Duration resolveInterval) {
+    this.resolveIntervalNanos = resolveInterval.toNanos();
     this.eventLoop = eventLoop;
     this.callbackExecutor = callbackExecutor;
     this.deadline = deadline;
@@ -144,8 +168,28 @@ final class EtcdChannels implements AutoCloseable {
         throw new IllegalStateException("the etcd service is closed");
       }
       pinned = pins.get(clusterKey + " " + uri.getHost());
+      if (pinned == null) {
+        Channel connected = connectedAndRecent(clusterKey, clientUrl);
+        if (connected != null) {
+          return connected;
+        }
+      }
     }
     return get(clusterKey, clientUrl, uri, pinned != null ? pinned : resolve(uri.getHost()));
+  }
+
+  /** The channel, when it is connected and its host was resolved recently; else null. */
+  private Channel connectedAndRecent(String clusterKey, String clientUrl) {
+    Map<String, Entry> endpoints = byCluster.get(clusterKey);
+    Entry entry = endpoints == null ? null : endpoints.get(clientUrl);
+    long now = System.nanoTime();
+    if (entry == null
+        || now - entry.resolvedNanos >= resolveIntervalNanos
+        || entry.channel.getState(false) != ConnectivityState.READY) {
+      return null;
+    }
+    entry.lastUsedNanos = now;
+    return entry.channel;
   }
 
   /**
@@ -213,6 +257,7 @@ final class EtcdChannels implements AutoCloseable {
       endpoints.put(clientUrl, entry);
     }
     entry.lastUsedNanos = now;
+    entry.resolvedNanos = now;
     // After failed connects gRPC waits (up to 2 minutes) before trying again; a member that came
     // back must be seen by this probe, not by one two minutes later.
     if (entry.channel.getState(false) == ConnectivityState.TRANSIENT_FAILURE) {

@@ -42,6 +42,19 @@ public interface EtcdService extends AutoCloseable {
   /** Status of one member; an unreachable member is reported in the result, never thrown. */
   EtcdStatus status(String clusterKey, String clientUrl);
 
+  /**
+   * The Status of every member at {@code clientUrls}, asked at once with {@code deadline}, without
+   * the caller waiting: a future that completes within about that deadline with one status per URL,
+   * in the given order (a member that does not answer as a status, never as an exception). This
+   * default asks one member after the other with {@link #status}, on another thread: for
+   * implementations that stand in for etcd in tests.
+   */
+  default java.util.concurrent.CompletableFuture<List<EtcdStatus>> statuses(
+      String clusterKey, List<String> clientUrls, java.time.Duration deadline) {
+    return java.util.concurrent.CompletableFuture.supplyAsync(
+        () -> clientUrls.stream().map(u -> status(clusterKey, u)).toList());
+  }
+
   /** The member list as seen by the member at {@code clientUrl}. */
   EtcdMemberList memberList(String clusterKey, String clientUrl);
 

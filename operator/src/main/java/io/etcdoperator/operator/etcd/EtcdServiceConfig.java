@@ -27,7 +27,8 @@ public record EtcdServiceConfig(Duration deadline, int ioThreads, Duration idleC
   }
 
   public static EtcdServiceConfig defaults() {
-    return new EtcdServiceConfig(DEFAULT_DEADLINE, 2, Duration.ofMinutes(10));
+    // One event loop serves a thousand members' connections: each carries a Status call a second
+    return new EtcdServiceConfig(DEFAULT_DEADLINE, 1, Duration.ofMinutes(10));
   }
 
   public EtcdServiceConfig withDeadline(Duration newDeadline) {

@@ -26,8 +26,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
@@ -74,7 +72,6 @@ public final class JetcdEtcdService implements EtcdService {
 
   private final EtcdServiceConfig config;
   private final EventLoopGroup eventLoop;
-  private final ExecutorService callbackExecutor;
   private final EtcdChannels channels;
   private final EtcdCalls calls;
   private final EtcdMaintenance maintenance;
@@ -83,12 +80,11 @@ public final class JetcdEtcdService implements EtcdService {
     this.config = config;
     this.eventLoop =
         new NioEventLoopGroup(config.ioThreads(), new DefaultThreadFactory("etcd-grpc-io", true));
-    this.callbackExecutor =
-        Executors.newFixedThreadPool(
-            config.ioThreads(), new DefaultThreadFactory("etcd-grpc-callback", true));
+    // Answers are handled on the event loop that read them: what follows a call (parsing a
+    // message, completing a future) is short and never blocks, and a hand-off to another thread
+    // per answer cost more than the answer (a Status call per member per second, see MemberWatch).
     this.channels =
-        new EtcdChannels(
-            eventLoop, callbackExecutor, config.deadline(), config.idleChannelTimeout());
+        new EtcdChannels(eventLoop, Runnable::run, config.deadline(), config.idleChannelTimeout());
     this.calls = new EtcdCalls(channels);
     this.maintenance = new EtcdMaintenance(calls, config.deadline());
     warmUp();
@@ -146,6 +142,28 @@ public final class JetcdEtcdService implements EtcdService {
     } catch (EtcdException e) {
       return EtcdStatus.unreachable(clientUrl, ProbeFailure.of(e));
     }
+  }
+
+  @Override
+  public CompletableFuture<List<EtcdStatus>> statuses(
+      String clusterKey, List<String> clientUrls, Duration within) {
+    Deadline deadline = Deadline.after(within.toNanos(), TimeUnit.NANOSECONDS);
+    long waitMillis = within.plus(EtcdCalls.SAFETY_MARGIN).toMillis();
+    List<CompletableFuture<EtcdStatus>> answers = new ArrayList<>();
+    for (String url : clientUrls) {
+      answers.add(
+          calls
+              .status(clusterKey, url, deadline)
+              // a safety net against a call gRPC never ends, as EtcdCalls.await has
+              .orTimeout(waitMillis, TimeUnit.MILLISECONDS)
+              .handle(
+                  (r, t) ->
+                      t == null
+                          ? EtcdMessages.status(url, r)
+                          : EtcdStatus.unreachable(url, asyncFailure(t, url))));
+    }
+    return CompletableFuture.allOf(answers.toArray(new CompletableFuture<?>[0]))
+        .thenApply(done -> answers.stream().map(CompletableFuture::join).toList());
   }
 
   @Override
@@ -232,6 +250,13 @@ public final class JetcdEtcdService implements EtcdService {
                             Optional.empty())
                         : new ListAnswer(Optional.empty(), Optional.of(probeFailure(t, url))));
     return status.thenCombine(list, (s, l) -> new EtcdProbe(s, l.list(), l.failure()));
+  }
+
+  private static ProbeFailure asyncFailure(Throwable t, String url) {
+    Throwable cause = t instanceof java.util.concurrent.CompletionException ? t.getCause() : t;
+    return cause instanceof TimeoutException
+        ? new ProbeFailure(EtcdFailure.DEADLINE_EXCEEDED, "no answer, even past the deadline")
+        : probeFailure(cause, url);
   }
 
   private record ListAnswer(Optional<EtcdMemberList> list, Optional<ProbeFailure> failure) {}
@@ -435,7 +460,6 @@ public final class JetcdEtcdService implements EtcdService {
   @Override
   public void close() {
     channels.close();
-    callbackExecutor.shutdownNow();
     eventLoop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
   }
 

@@ -59,6 +59,20 @@ public record Maintenance(
     return schedule.isPresent() || thresholdPercent.isPresent();
   }
 
+  /**
+   * Whether a member's database is fragmented past the threshold: at least {@code minReclaimable}
+   * bytes, and at least {@code thresholdPercent} of the file, not in use. False without a threshold
+   * or when the size in use is unknown (0).
+   */
+  public boolean pastThreshold(long dbSize, long dbSizeInUse) {
+    if (thresholdPercent.isEmpty() || dbSizeInUse <= 0) {
+      return false;
+    }
+    long reclaimable = Math.max(0, dbSize - dbSizeInUse);
+    return reclaimable >= minReclaimable
+        && reclaimable * 100 >= (long) thresholdPercent.getAsInt() * dbSize;
+  }
+
   /** Resolves a valid spec (see {@link #problems}). */
   static Maintenance of(EtcdClusterSpec spec) {
     DefragmentationSpec d = spec.getDefragmentation();

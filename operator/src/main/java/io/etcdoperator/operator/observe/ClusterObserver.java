@@ -38,6 +38,10 @@ public final class ClusterObserver {
   private final EtcdHttp metrics;
   private final Clock clock;
 
+  /** The cluster version each cluster's last reconcile read, by "namespace/name". */
+  private final java.util.Map<String, SeenVersion> versions =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
   public ClusterObserver(EtcdService etcd, EtcdHttp metrics, Clock clock) {
     this.etcd = etcd;
     this.metrics = metrics;
@@ -113,13 +117,7 @@ public final class ClusterObserver {
     readMetricsOfSilentMembers(namespace, cluster, pods, probes);
     Optional<RebuildView> rebuild =
         objects.rebuildPod().map(p -> rebuildView(namespace, cluster, p));
-    Optional<String> clusterVersion =
-        probes.values().stream()
-            .filter(MemberProbe::reachable)
-            .sorted(Comparator.comparing((MemberProbe p) -> p.memberId() != p.leaderId()))
-            .findFirst()
-            .flatMap(p -> metrics.versions(p.endpoint(), tls.client()))
-            .map(EtcdHttp.Versions::cluster);
+    Optional<String> clusterVersion = clusterVersion(key, probes.values(), tls);
     Optional<Boolean> authEnabled = Optional.empty();
     if (tls.client().map(c -> c.key().isPresent()).orElse(false)) {
       Optional<MemberProbe> leader =
@@ -147,6 +145,71 @@ public final class ClusterObserver {
         RestoreProgress.of(cluster, objects.pods()),
         tls,
         authEnabled);
+  }
+
+  /**
+   * The cluster version, asked of the leader (else any member that answered) over HTTP, unless the
+   * answer of an earlier reconcile still holds ({@link #versionHolds}).
+   */
+  private Optional<String> clusterVersion(
+      String key, Collection<MemberProbe> probes, TlsReport tls) {
+    List<String> serverVersions =
+        probes.stream()
+            .filter(MemberProbe::reachable)
+            .map(MemberProbe::version)
+            .filter(java.util.Objects::nonNull)
+            .sorted()
+            .toList();
+    SeenVersion seen = versions.get(key);
+    if (seen != null && versionHolds(serverVersions, seen)) {
+      return Optional.of(seen.cluster());
+    }
+    Optional<String> asked =
+        probes.stream()
+            .filter(MemberProbe::reachable)
+            .sorted(Comparator.comparing((MemberProbe p) -> p.memberId() != p.leaderId()))
+            .findFirst()
+            .flatMap(p -> metrics.versions(p.endpoint(), tls.client()))
+            .map(EtcdHttp.Versions::cluster);
+    if (asked.isPresent()) {
+      versions.put(key, new SeenVersion(serverVersions, asked.get()));
+    } else {
+      versions.remove(key);
+    }
+    return asked;
+  }
+
+  /**
+   * The cluster version a reconcile read, with the members' server versions it read it with.
+   *
+   * @param servers the server versions of the members that answered, sorted
+   * @param cluster the cluster version
+   */
+  record SeenVersion(List<String> servers, String cluster) {}
+
+  /**
+   * Whether the cluster version read earlier still holds: the members that answer run the same
+   * server versions as then, all one version, whose major.minor the cluster version already is.
+   * etcd changes the cluster version only when its members' versions change (to the lowest of them,
+   * some moments after they agree), so in that state it cannot have changed; in any other (a roll
+   * or an upgrade under way, a member missing) it is asked again.
+   */
+  static boolean versionHolds(List<String> servers, SeenVersion seen) {
+    if (servers.isEmpty() || !servers.equals(seen.servers())) {
+      return false;
+    }
+    String first = servers.get(0);
+    return servers.stream().allMatch(first::equals) && minor(first).equals(minor(seen.cluster()));
+  }
+
+  private static String minor(String version) {
+    String[] parts = version.split("\\.");
+    return parts.length < 2 ? version : parts[0] + "." + parts[1];
+  }
+
+  /** Forgets what is kept for the cluster {@code namespace/name}: it is gone. */
+  public void forget(String namespace, String name) {
+    versions.remove(namespace + "/" + name);
   }
 
   /**

@@ -10,6 +10,7 @@ import io.etcdoperator.operator.plan.Decision.Keep;
 import io.etcdoperator.operator.plan.Facts.Member;
 import io.etcdoperator.operator.plan.Report.Line;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -259,8 +260,27 @@ final class Decisions {
             line(true, Conditions.MEMBERS_READY, message),
             line(false, Conditions.RECONCILED, "nothing to do"),
             degraded(s, Conditions.MEMBERS_HEALTHY));
-    return new Decision(new Step.None(), quorumKeep(s), report, Planner.READY_RESYNC);
+    return new Decision(new Step.None(), quorumKeep(s), report, untilNextFiring(s));
   }
+
+  /**
+   * {@link Planner#READY_RESYNC}, or less when the spec's defragmentation schedule fires sooner:
+   * nothing else wakes a Ready cluster at a time of day.
+   */
+  static Duration untilNextFiring(Situation s) {
+    Instant now = s.facts().view.now();
+    return s.desired()
+        .maintenance()
+        .schedule()
+        .flatMap(c -> c.next(now))
+        .map(firing -> Duration.between(now, firing).plus(FIRING_MARGIN))
+        .filter(d -> d.compareTo(Planner.READY_RESYNC) < 0)
+        .map(d -> d.isNegative() ? FIRING_MARGIN : d)
+        .orElse(Planner.READY_RESYNC);
+  }
+
+  /** Looks a little after a firing, so that the schedule sees it as past. */
+  static final Duration FIRING_MARGIN = Duration.ofMillis(100);
 
   /** With quorum, scaled to 0: the StatefulSet stops every member. */
   static Decision hibernating(Situation s) {

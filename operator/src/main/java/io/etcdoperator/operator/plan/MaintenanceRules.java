@@ -262,11 +262,7 @@ final class MaintenanceRules {
       }
       return f.probeOf(m)
           .filter(MemberProbe::reachable)
-          .map(
-              p ->
-                  p.reclaimable() >= policy.minReclaimable()
-                      && p.reclaimable() * 100
-                          >= (long) policy.thresholdPercent().getAsInt() * p.dbSize())
+          .map(p -> policy.pastThreshold(p.dbSize(), p.dbSizeInUse()))
           .orElse(false);
     }
   }

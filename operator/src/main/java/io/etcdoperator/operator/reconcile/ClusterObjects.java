@@ -40,6 +40,7 @@ final class ClusterObjects {
   private final Function<Class<?>, InformerEventSource<?, EtcdCluster>> caches;
   private final List<ApiRefusal> refusals = new ArrayList<>();
   private Live live;
+  private DesiredClusters.Entry memo;
 
   ClusterObjects(
       KubernetesClient client,
@@ -71,24 +72,40 @@ final class ClusterObjects {
     }
   }
 
-  /** Keeps every object the plan covers; returns the writes the API server refused. */
-  List<ApiRefusal> keep(EtcdClusterModel model, Plan plan, Live live) {
+  /**
+   * Keeps every object the plan covers; returns the writes the API server refused. The desired
+   * objects' hashes are taken from {@code desired}'s memo, and an object is built only when it is
+   * to be written (or, for the cheap ones, compared).
+   */
+  List<ApiRefusal> keep(DesiredClusters.Entry desired, Plan plan, Live live) {
     this.live = live;
+    this.memo = desired;
+    EtcdClusterModel model = desired.desired().model().orElseThrow();
     String name = cluster.getMetadata().getName();
     ensure(
         Service.class,
-        model.headlessService(),
-        live.named(Service.class, Names.headlessService(name)));
+        "headless",
+        model::headlessService,
+        live.named(Service.class, Names.headlessService(name)),
+        l -> true);
     ensure(
-        Service.class, model.clientService(), live.named(Service.class, Names.clientService(name)));
+        Service.class,
+        "client",
+        model::clientService,
+        live.named(Service.class, Names.clientService(name)),
+        l -> true);
     int beforeState = refusals.size();
     plan.clusterState()
         .ifPresent(
-            state ->
-                ensure(
-                    ConfigMap.class,
-                    model.clusterStateConfigMap(state),
-                    live.named(ConfigMap.class, Names.clusterStateConfigMap(name))));
+            state -> {
+              ConfigMap map = model.clusterStateConfigMap(state);
+              ensure(
+                  ConfigMap.class,
+                  state,
+                  () -> map,
+                  live.named(ConfigMap.class, Names.clusterStateConfigMap(name)),
+                  l -> java.util.Objects.equals(map.getData(), l.getData()));
+            });
     // Members read the cluster-state ConfigMap at start: no pod is started or added on one that is
     // not as planned (its write refused, or another's of the same name).
     boolean stateKept = refusals.size() == beforeState;
@@ -98,8 +115,10 @@ final class ClusterObjects {
               replicas ->
                   ensure(
                       StatefulSet.class,
-                      model.statefulSet(replicas),
-                      live.named(StatefulSet.class, Names.statefulSet(name))));
+                      "statefulset " + replicas,
+                      () -> model.statefulSet(replicas),
+                      live.named(StatefulSet.class, Names.statefulSet(name)),
+                      l -> java.util.Objects.equals(replicas, l.getSpec().getReplicas())));
     }
     plan.claimMembers()
         .forEach((claim, member) -> markClaim(model, claim, member, plan.claimClusterId()));
@@ -111,7 +130,12 @@ final class ClusterObjects {
             ? live.named(PodDisruptionBudget.class, Names.podDisruptionBudget(name))
             : live.cached(PodDisruptionBudget.class, Names.podDisruptionBudget(name));
     if (pdb.isPresent()) {
-      ensure(PodDisruptionBudget.class, pdb.get(), livePdb);
+      ensure(
+          PodDisruptionBudget.class,
+          "pdb " + plan.statefulSetReplicas(),
+          pdb::get,
+          livePdb,
+          l -> true);
     } else {
       livePdb.ifPresent(p -> attempt("delete", p, () -> client.resource(p).delete()));
     }
@@ -143,9 +167,20 @@ final class ClusterObjects {
     }
   }
 
+  /**
+   * Keeps one object as {@code build} makes it; {@code key} names it in the memo of desired hashes
+   * (it must name the same object for as long as the memo lives: the model's generation).
+   */
   @SuppressWarnings("unchecked")
-  private <R extends HasMetadata> void ensure(Class<R> type, R desired, Optional<R> live) {
+  private <R extends HasMetadata> void ensure(
+      Class<R> type,
+      Object key,
+      java.util.function.Supplier<R> build,
+      Optional<R> live,
+      java.util.function.Predicate<R> ownedFieldsHold) {
+    String hash = memo.hash(key, () -> DesiredHash.of(build.get()));
     if (live.isEmpty()) {
+      R desired = build.get();
       Optional<String> foreign = this.live.foreign(type, desired.getMetadata().getName());
       if (foreign.isPresent()) {
         refusals.add(
@@ -161,10 +196,11 @@ final class ClusterObjects {
     }
     Optional<R> written;
     try {
-      written = writer.ensure(desired, live);
+      written = writer.ensure(hash, build, live, ownedFieldsHold);
     } catch (KubernetesClientException e) {
       refusals.add(
-          ApiRefusal.of(live.isPresent() ? "update" : "create", desired, e).orElseThrow(() -> e));
+          ApiRefusal.of(live.isPresent() ? "update" : "create", build.get(), e)
+              .orElseThrow(() -> e));
       return;
     }
     if (written.isEmpty()) {

@@ -34,16 +34,14 @@ final class DesiredHash {
     }
   }
 
-  /** Puts the hash on the object and returns it. */
-  static String stamp(HasMetadata desired) {
-    String hash = of(desired);
+  /** Puts {@code hash}, the object's own ({@link #of}), on it. */
+  static void put(HasMetadata desired, String hash) {
     Map<String, String> annotations =
         desired.getMetadata().getAnnotations() == null
             ? new LinkedHashMap<>()
             : new LinkedHashMap<>(desired.getMetadata().getAnnotations());
     annotations.put(Names.DESIRED_HASH_ANNOTATION, hash);
     desired.getMetadata().setAnnotations(annotations);
-    return hash;
   }
 
   static String on(HasMetadata live) {

@@ -13,6 +13,7 @@ import io.etcdoperator.operator.model.Security;
 import io.etcdoperator.operator.model.TlsMove;
 import io.etcdoperator.operator.observe.ClusterObserver;
 import io.etcdoperator.operator.observe.ClusterView;
+import io.etcdoperator.operator.observe.MemberWatch;
 import io.etcdoperator.operator.plan.ClusterGauges;
 import io.etcdoperator.operator.plan.Plan;
 import io.etcdoperator.operator.plan.Planner;
@@ -35,6 +36,7 @@ import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
+import io.javaoperatorsdk.operator.processing.event.source.inbound.SimpleInboundEventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import java.time.Clock;
 import java.time.Duration;
@@ -82,6 +84,13 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster> {
   private final ClusterObserver observer;
   private final String operatorImage;
   private final OperatorMetrics metrics;
+  private final DesiredClusters desiredClusters = new DesiredClusters();
+
+  /** Reconciles the member watch asks for. */
+  private final SimpleInboundEventSource<EtcdCluster> wakeups =
+      new SimpleInboundEventSource<>("member-watch");
+
+  private volatile MemberWatch memberWatch;
   private final Map<Class<?>, InformerEventSource<?, EtcdCluster>> caches =
       new ConcurrentHashMap<>();
   private volatile InformerEventSource<Secret, EtcdCluster> secretCache;
@@ -152,7 +161,44 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster> {
         cache(context, Service.class),
         cache(context, PodDisruptionBudget.class),
         Backups.source(context),
-        secrets(context));
+        secrets(context),
+        wakeups);
+  }
+
+  /**
+   * From now on, clusters that need nothing are reconciled again only after {@link
+   * Planner#READY_RESYNC}, unless an event or {@code watch} (which the caller closes) says
+   * something changed. Without a watch (tests of the reconciler alone), they are looked at again
+   * every {@link MemberWatch#PERIOD}.
+   */
+  public EtcdClusterReconciler withMemberWatch(MemberWatch watch) {
+    this.memberWatch = watch;
+    return this;
+  }
+
+  /**
+   * Reconciles each cluster that has a member pod on {@code node}: a Node event (Ready, cordoned,
+   * tainted, deleted) changes what the status says of its members and what may be done to them.
+   */
+  void nodeChanged(String node) {
+    var pods = caches.get(Pod.class);
+    if (pods == null) {
+      return;
+    }
+    @SuppressWarnings("unchecked")
+    var podCache = (InformerEventSource<Pod, EtcdCluster>) pods;
+    podCache
+        .list(p -> node.equals(p.getSpec() == null ? null : p.getSpec().getNodeName()))
+        .map(
+            p ->
+                p.getMetadata().getLabels() == null
+                    ? null
+                    : new ResourceID(
+                        p.getMetadata().getLabels().get(Names.LABEL_INSTANCE),
+                        p.getMetadata().getNamespace()))
+        .filter(id -> id != null && id.getName() != null)
+        .distinct()
+        .forEach(wakeups::propagateEvent);
   }
 
   /**
@@ -207,9 +253,15 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster> {
   public UpdateControl<EtcdCluster> reconcile(EtcdCluster cluster, Context<EtcdCluster> context) {
     if (context.isPrimaryResourceDeleted()) {
       // Called for the delete event too (no finalizer): drop what is kept for the cluster.
-      etcd.closeCluster(
-          cluster.getMetadata().getNamespace() + "/" + cluster.getMetadata().getName());
-      metrics.forget(cluster.getMetadata().getNamespace(), cluster.getMetadata().getName());
+      var meta = cluster.getMetadata();
+      etcd.closeCluster(meta.getNamespace() + "/" + meta.getName());
+      metrics.forget(meta.getNamespace(), meta.getName());
+      desiredClusters.forget(meta.getNamespace(), meta.getName());
+      MemberWatch watch = memberWatch;
+      if (watch != null) {
+        watch.forget(meta.getNamespace() + "/" + meta.getName());
+      }
+      observer.forget(meta.getNamespace(), meta.getName());
       return UpdateControl.noUpdate();
     }
     try {
@@ -225,22 +277,22 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster> {
       EtcdCluster cluster, Context<EtcdCluster> context) {
     Instant started = clock.instant();
     TlsReport tls = tls(cluster, context);
-    DesiredCluster desired = DesiredCluster.of(cluster, operatorImage, tls.trustedCa());
-    desired =
+    DesiredClusters.Entry composed =
+        desiredClusters.of(cluster, operatorImage, tls.trustedCa(), TlsMove.NONE);
+    var newestBackup = Backups.newest(context.getSecondaryResources(EtcdBackup.class));
+    DesiredCluster desired =
         new DesiredCluster(
-            desired
-                .target()
-                .withNewestBackup(Backups.newest(context.getSecondaryResources(EtcdBackup.class))),
-            desired.model());
+            composed.desired().target().withNewestBackup(newestBackup), composed.desired().model());
     LiveObjects live = new LiveObjects(context, cluster);
     ClusterView view = observe(cluster, context, desired, tls, live);
     // A running cluster moving its peers to TLS: its template is the step's, read from the world.
     TlsMove move = TlsMoves.of(desired.target(), view);
     if (move != TlsMove.NONE) {
-      DesiredCluster moving = DesiredCluster.of(cluster, operatorImage, tls.trustedCa(), move);
+      composed = desiredClusters.of(cluster, operatorImage, tls.trustedCa(), move);
       desired =
           new DesiredCluster(
-              moving.target().withNewestBackup(desired.target().newestBackup()), moving.model());
+              composed.desired().target().withNewestBackup(newestBackup),
+              composed.desired().model());
     }
     Plan plan = Planner.plan(desired.target(), view);
     var meta = cluster.getMetadata();
@@ -249,8 +301,8 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster> {
         meta.getName(),
         ClusterGauges.of(desired.target(), view),
         Backups.newestCompletion(context.getSecondaryResources(EtcdBackup.class)));
-    Acted acted = act(cluster, context, desired, plan, view, live);
-    Duration next = report(cluster, context, plan, acted);
+    Acted acted = act(cluster, context, composed, desired, plan, view, live);
+    Duration next = watchMembers(cluster, desired, view, report(cluster, context, plan, acted));
     metrics.reconciled(
         meta.getNamespace(),
         meta.getName(),
@@ -264,6 +316,43 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster> {
         plan.step().describe(),
         next.toMillis());
     return UpdateControl.<EtcdCluster>noUpdate().rescheduleAfter(next);
+  }
+
+  /**
+   * When the plan looks again only after a while, has the member watch wake the next reconcile as
+   * soon as a member says something else than this one saw; returns when to look again anyway.
+   * Without a watch (tests of the reconciler alone), that is every watch period.
+   */
+  private Duration watchMembers(
+      EtcdCluster cluster, DesiredCluster desired, ClusterView view, Duration next) {
+    String key = cluster.getMetadata().getNamespace() + "/" + cluster.getMetadata().getName();
+    MemberWatch watch = memberWatch;
+    if (next.compareTo(MemberWatch.PERIOD) <= 0 || desired.model().isEmpty()) {
+      if (watch != null) {
+        watch.forget(key);
+      }
+      return next;
+    }
+    if (watch == null) {
+      return MemberWatch.PERIOD;
+    }
+    java.util.SortedMap<Integer, String> urls = new java.util.TreeMap<>();
+    view.probes()
+        .forEach(
+            (ordinal, probe) -> {
+              if (view.pods().containsKey(ordinal)) {
+                urls.put(ordinal, probe.endpoint());
+              }
+            });
+    var policy = desired.model().get().maintenance();
+    ResourceID id = ResourceID.fromResource(cluster);
+    watch.expect(
+        key,
+        urls,
+        view.probes(),
+        p -> policy.pastThreshold(p.dbSize(), p.dbSizeInUse()),
+        () -> wakeups.propagateEvent(id));
+    return next;
   }
 
   private ClusterView observe(
@@ -299,7 +388,7 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster> {
     if (n == null) {
       synchronized (this) {
         if (nodeWatch == null) {
-          nodeWatch = new NodeWatch(context.getClient(), clusterWide);
+          nodeWatch = new NodeWatch(context.getClient(), clusterWide, this::nodeChanged);
         }
         n = nodeWatch;
       }
@@ -337,6 +426,7 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster> {
   private Acted act(
       EtcdCluster cluster,
       Context<EtcdCluster> context,
+      DesiredClusters.Entry composed,
       DesiredCluster desired,
       Plan plan,
       ClusterView view,
@@ -345,7 +435,7 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster> {
     if (plan.manageObjects()) {
       refused =
           new ClusterObjects(context.getClient(), hook, cluster, caches::get)
-              .keep(desired.model().orElseThrow(), plan, live);
+              .keep(composed, plan, live);
     }
     if (!refused.isEmpty()) {
       return new Acted(refused, new Outcome.Nothing());

@@ -34,8 +34,35 @@ final class NodeWatch implements AutoCloseable {
    *     and asks for nothing it knows it may not read
    */
   NodeWatch(KubernetesClient client, boolean wanted) {
+    this(client, wanted, node -> {});
+  }
+
+  /**
+   * @param changed told the name of a Node whose readiness, schedulability or taints changed, or
+   *     that was deleted: what is said and done of the members on it may change with it
+   */
+  NodeWatch(KubernetesClient client, boolean wanted, java.util.function.Consumer<String> changed) {
     this.client = client;
     this.wanted = wanted;
+    this.changed = changed;
+  }
+
+  private final java.util.function.Consumer<String> changed;
+
+  /** What of a Node the members' placement depends on. */
+  static Object relevant(Node n) {
+    var spec = n.getSpec();
+    var status = n.getStatus();
+    return java.util.Arrays.asList(
+        spec == null ? null : spec.getUnschedulable(),
+        spec == null ? null : spec.getTaints(),
+        status == null || status.getConditions() == null
+            ? null
+            : status.getConditions().stream()
+                .filter(c -> "Ready".equals(c.getType()))
+                .map(c -> c.getStatus())
+                .findFirst()
+                .orElse(null));
   }
 
   /** Starts the Node informer on first use; false when Nodes cannot (or are not to) be read. */
@@ -45,7 +72,26 @@ final class NodeWatch implements AutoCloseable {
     }
     if (started.compareAndSet(false, true)) {
       try {
-        nodes = client.nodes().inform();
+        nodes =
+            client
+                .nodes()
+                .inform(
+                    new io.fabric8.kubernetes.client.informers.ResourceEventHandler<>() {
+                      @Override
+                      public void onAdd(Node n) {}
+
+                      @Override
+                      public void onUpdate(Node before, Node after) {
+                        if (!java.util.Objects.equals(relevant(before), relevant(after))) {
+                          changed.accept(after.getMetadata().getName());
+                        }
+                      }
+
+                      @Override
+                      public void onDelete(Node n, boolean unknown) {
+                        changed.accept(n.getMetadata().getName());
+                      }
+                    });
         nodesVisible = true;
       } catch (KubernetesClientException e) {
         LOG.info(

@@ -38,7 +38,27 @@ final class ObjectWriter {
 
   /** The written object, or empty when the live one was already as desired. */
   <T extends HasMetadata> Optional<T> ensure(T desired, Optional<T> live) {
-    String hash = DesiredHash.stamp(desired);
+    return ensure(DesiredHash.of(desired), () -> desired, live, l -> ownedFieldsHold(desired, l));
+  }
+
+  /**
+   * As {@link #ensure(HasMetadata, Optional)}, with the desired object's hash known ({@link
+   * DesiredHash#of} of what {@code build} makes) and {@code ownedFieldsHold} telling whether a live
+   * object still holds the desired values of the fields others are known to touch (a StatefulSet's
+   * replicas, a ConfigMap's data): the object is built only when it must be written.
+   */
+  <T extends HasMetadata> Optional<T> ensure(
+      String hash,
+      java.util.function.Supplier<T> build,
+      Optional<T> live,
+      java.util.function.Predicate<T> ownedFieldsHold) {
+    if (live.isPresent()
+        && hash.equals(DesiredHash.on(live.get()))
+        && ownedFieldsHold.test(live.get())) {
+      return Optional.empty();
+    }
+    T desired = build.get();
+    DesiredHash.put(desired, hash);
     if (live.isEmpty()) {
       LOG.info("Creating {} {}", desired.getKind(), desired.getMetadata().getName());
       T created = client.resource(desired).create();
@@ -46,9 +66,6 @@ final class ObjectWriter {
       return Optional.of(created);
     }
     T current = live.get();
-    if (hash.equals(DesiredHash.on(current)) && ownedFieldsHold(desired, current)) {
-      return Optional.empty();
-    }
     T merged = keepWhatOthersOwn(desired, current);
     LOG.info("Updating {} {}", desired.getKind(), desired.getMetadata().getName());
     T updated = client.resource(merged).update();

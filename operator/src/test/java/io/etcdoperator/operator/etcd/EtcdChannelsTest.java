@@ -74,8 +74,15 @@ class EtcdChannelsTest {
           return InetAddress.getByName(ip);
         };
     String url = "http://m-0.c-headless.ns.svc:2379";
+    // Every lookup resolves: see connectedChannelsAreResolvedAgainOnlyNowAndThen for the interval.
     try (EtcdChannels channels =
-        new EtcdChannels(loop, executor, Duration.ofSeconds(2), Duration.ofMinutes(1), resolver)) {
+        new EtcdChannels(
+            loop,
+            executor,
+            Duration.ofSeconds(2),
+            Duration.ofMinutes(1),
+            resolver,
+            Duration.ZERO)) {
       FakeEtcdServer first = new FakeEtcdServer();
       names.put("m-0.c-headless.ns.svc", first.host());
       var before = channels.get("ns/c", url);
@@ -95,6 +102,68 @@ class EtcdChannelsTest {
         assertThat(((ManagedChannel) before).isShutdown()).isTrue();
         assertThat(channels.get("ns/c", url)).isSameAs(after);
         assertThat(channels.openChannels()).isEqualTo(1);
+      }
+    } finally {
+      executor.shutdownNow();
+      loop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+    }
+  }
+
+  /**
+   * A connected channel is used without a lookup until {@code resolveInterval} has passed; one
+   * whose connection broke (its member is gone) resolves its name at the next lookup, and so
+   * follows a pod that came back on another address.
+   */
+  @Test
+  void connectedChannelsAreResolvedAgainOnlyNowAndThen() throws Exception {
+    NioEventLoopGroup loop = new NioEventLoopGroup(1);
+    var executor = Executors.newSingleThreadExecutor();
+    Map<String, String> names = new ConcurrentHashMap<>();
+    java.util.concurrent.atomic.AtomicInteger lookups =
+        new java.util.concurrent.atomic.AtomicInteger();
+    EtcdChannels.Resolver resolver =
+        host -> {
+          lookups.incrementAndGet();
+          return InetAddress.getByName(names.get(host));
+        };
+    String url = "http://m-0.c-headless.ns.svc:2379";
+    Duration interval = Duration.ofMillis(500);
+    try (EtcdChannels channels =
+        new EtcdChannels(
+            loop, executor, Duration.ofSeconds(2), Duration.ofMinutes(1), resolver, interval)) {
+      FakeEtcdServer first = new FakeEtcdServer();
+      names.put("m-0.c-headless.ns.svc", first.host());
+      var channel = channels.get("ns/c", url);
+      status(channel);
+      int before = lookups.get();
+      long since = System.nanoTime();
+      for (int i = 0; i < 20; i++) {
+        assertThat(channels.get("ns/c", url)).isSameAs(channel);
+      }
+      if (Duration.ofNanos(System.nanoTime() - since).compareTo(interval) < 0) {
+        assertThat(lookups.get()).isEqualTo(before);
+      }
+      org.awaitility.Awaitility.await()
+          .atMost(Duration.ofSeconds(5))
+          .until(
+              () -> {
+                channels.get("ns/c", url);
+                return lookups.get() > before;
+              });
+
+      // The member's pod is gone and back elsewhere: the broken connection makes the next lookup
+      // resolve the name, however recent the last resolution.
+      first.close();
+      try (FakeEtcdServer second = new FakeEtcdServer()) {
+        names.put("m-0.c-headless.ns.svc", second.host());
+        org.awaitility.Awaitility.await()
+            .atMost(Duration.ofSeconds(5))
+            .until(
+                () ->
+                    ((ManagedChannel) channel).getState(false) != io.grpc.ConnectivityState.READY);
+        var moved = channels.get("ns/c", url);
+        assertThat(moved).isNotSameAs(channel);
+        assertThat(status(moved).getVersion()).isEqualTo("fake");
       }
     } finally {
       executor.shutdownNow();

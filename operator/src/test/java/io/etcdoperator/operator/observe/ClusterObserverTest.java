@@ -154,4 +154,37 @@ class ClusterObserverTest {
     assertThat(probed.probes()).isEmpty();
     assertThat(probed.memberList()).isEmpty();
   }
+
+  /**
+   * The cluster version an earlier reconcile read is reused only while it cannot have changed: the
+   * same members answer with the same single version, whose major.minor it already is.
+   */
+  @Test
+  void clusterVersionIsAskedAgainUnlessItCannotHaveChanged() {
+    record Row(List<String> servers, ClusterObserver.SeenVersion seen, boolean holds) {}
+    var steady = new ClusterObserver.SeenVersion(List.of("3.5.30", "3.5.30", "3.5.30"), "3.5.0");
+    for (Row row :
+        List.of(
+            new Row(List.of("3.5.30", "3.5.30", "3.5.30"), steady, true),
+            // a member down or back: asked again
+            new Row(List.of("3.5.30", "3.5.30"), steady, false),
+            // a roll to a new patch version
+            new Row(List.of("3.5.30", "3.5.30", "3.5.31"), steady, false),
+            // every member upgraded, the cluster version not yet raised: asked until it is
+            new Row(
+                List.of("3.5.30", "3.5.30", "3.5.30"),
+                new ClusterObserver.SeenVersion(List.of("3.5.30", "3.5.30", "3.5.30"), "3.4.0"),
+                false),
+            // mixed versions in the middle of an upgrade
+            new Row(
+                List.of("3.4.23", "3.5.30", "3.5.30"),
+                new ClusterObserver.SeenVersion(List.of("3.4.23", "3.5.30", "3.5.30"), "3.4.0"),
+                false),
+            // nobody answers
+            new Row(List.of(), steady, false))) {
+      assertThat(ClusterObserver.versionHolds(row.servers(), row.seen()))
+          .as(row.toString())
+          .isEqualTo(row.holds());
+    }
+  }
 }

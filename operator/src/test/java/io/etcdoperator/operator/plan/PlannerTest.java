@@ -1798,6 +1798,58 @@ class PlannerTest {
   }
 
   /**
+   * A Ready cluster is looked at again by the time its defragmentation schedule fires (nothing else
+   * wakes it at a time of day), and after the resync when it fires later. Each round of every
+   * member was recorded at 12:00:00 UTC ({@link Views#NOW}); the view is taken some seconds later.
+   */
+  @Test
+  void readyClusterIsLookedAtWhenItsDefragmentationScheduleFires() {
+    record Row(String schedule, int secondsAfterNoon, Duration expected) {}
+    for (Row row :
+        List.of(
+            new Row("0 * * * *", 45, Planner.READY_RESYNC), // next at 13:00
+            new Row("0 0 * * *", 45, Planner.READY_RESYNC), // next at midnight
+            new Row("* * * * *", 10, Planner.READY_RESYNC), // next at 12:01, 50 s away
+            new Row("* * * * *", 45, Duration.ofMillis(15_100)),
+            new Row("1 12 * * *", 59, Duration.ofMillis(1_100)))) {
+      var d = io.etcdoperator.operator.model.Maintenance.DEFAULTS;
+      var policy =
+          new io.etcdoperator.operator.model.Maintenance(
+              Optional.of(io.etcdoperator.operator.model.Cron.parse(row.schedule())),
+              OptionalInt.empty(),
+              d.minReclaimable(),
+              d.quotaBytes(),
+              d.storageBytes(),
+              d.storage());
+      ClusterView v =
+          Views.healthy(3)
+              .stateAnnotation(
+                  Names.DEFRAGMENTED_ANNOTATION,
+                  defragmented(0, 1, 2).replace("2026-11-29T11:59:30Z", "2026-11-29T12:00:00Z"))
+              .build();
+      ClusterView later =
+          new ClusterView(
+              v.now().plusSeconds(row.secondsAfterNoon()),
+              v.statefulSet(),
+              v.pods(),
+              v.claims(),
+              v.clusterState(),
+              v.probes(),
+              v.memberList(),
+              v.rebuild(),
+              v.clusterVersion(),
+              v.restore(),
+              v.tls(),
+              v.authEnabled(),
+              v.storageClass(),
+              v.placements());
+      Plan plan = Planner.plan(withMaintenance(3, policy), later);
+      assertThat(plan.rule()).as(row.toString()).isEqualTo("InSync");
+      assertThat(plan.requeueAfter()).as(row.toString()).isEqualTo(row.expected());
+    }
+  }
+
+  /**
    * NOSPACE raised while a member being defragmented does not answer in time (its pod still Ready):
    * CannotReachMembers decides and touches nothing, and Degraded still says NoSpace, so that no
    * SpaceRecovered Event is told while the alarm stands (a full run told it twice).

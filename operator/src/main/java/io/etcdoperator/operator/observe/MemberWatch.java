@@ -1,0 +1,281 @@
+package io.etcdoperator.operator.observe;
+
+import io.etcdoperator.operator.etcd.EtcdService;
+import io.etcdoperator.operator.etcd.EtcdStatus;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.SortedMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Predicate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Watches the members of clusters that need nothing, between their reconciles, and wakes a
+ * cluster's reconcile as soon as what a member says differs from what that reconcile saw.
+ *
+ * <h2>Why</h2>
+ *
+ * A Ready cluster needs no reconcile until something changes. Most changes reach the operator as
+ * events (its pods, StatefulSet, claims, ConfigMap and Secrets, the EtcdCluster, Nodes), but some
+ * happen inside etcd only: a member frozen or cut off (its pod stays Ready for 14 s), a new leader,
+ * an alarm, a member fragmented past the spec's threshold. Reconciling every Ready cluster every 2
+ * s caught those, at the cost of a whole reconcile per cluster every 2 s: an operator of many
+ * clusters spent most of its time finding that nothing had changed. The watch finds it with one
+ * Status call per member per {@link #PERIOD}, and the reconcile runs only when it did change (or
+ * after the reconciler's long resync, for what the watch does not look at).
+ *
+ * <h2>Algorithm</h2>
+ *
+ * <ol>
+ *   <li>After a reconcile whose plan looks again only after a while, the reconciler calls {@link
+ *       #expect} with the members it probed that have a pod (ordinal and client URL) and what it
+ *       saw of each ({@link Seen}). That replaces whatever was expected of the cluster before. A
+ *       reconcile that will look again soon by itself, and the deletion of a cluster, call {@link
+ *       #forget}.
+ *   <li>Every {@link #PERIOD}, starting one period after {@code expect}, the watch asks those
+ *       members for their Status, all at once, with {@link #CHECK_DEADLINE}; no thread waits for
+ *       the answers. A check still in flight when the next is due (a member that does not answer
+ *       holds it for the whole deadline) delays the next: one check per cluster at a time.
+ *   <li>When the answers are in, and the cluster still has the expectation the check was started
+ *       for, each answer is seen as the reconcile sees a probe ({@link ClusterObserver#toView}) and
+ *       compared with what was expected. Any difference drops the expectation and triggers the
+ *       cluster's reconcile, which observes afresh and expects again. If the expectation changed
+ *       meanwhile (a reconcile ran), the answers are dropped unread.
+ * </ol>
+ *
+ * <p>A change the watch sees reaches the status within {@link #PERIOD} plus {@link #CHECK_DEADLINE}
+ * plus the reconcile it triggers (whose probe waits at most the etcd deadline for a member that
+ * does not answer) plus the status write: 2 + 0.5 + 1 s and the write for a frozen member. A killed
+ * member is seen sooner: its pod's status changes, which wakes the reconcile at once, and its host
+ * refuses the next check. What the watch does not look at (a member list changed by hand, database
+ * sizes for the metrics, the cluster version) is seen by the reconciler's resync.
+ */
+public final class MemberWatch implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(MemberWatch.class);
+
+  /** How often each watched member is asked for its Status. */
+  public static final Duration PERIOD = Duration.ofSeconds(2);
+
+  /**
+   * How long a check waits for each answer: shorter than the reconcile's deadline, since a slow
+   * answer costs only a reconcile that looks again with the whole deadline, and a frozen member is
+   * seen sooner.
+   */
+  public static final Duration CHECK_DEADLINE = Duration.ofMillis(500);
+
+  private static final long TICK_MILLIS = 100;
+
+  /**
+   * What a reconcile saw of one member, as far as the status and the plan of a cluster that needs
+   * nothing depend on it.
+   *
+   * @param reachable it answered
+   * @param refused it did not, and its host refused the connection
+   * @param error why it did not answer, as the status says it
+   * @param fragmented it is fragmented past the spec's defragmentation threshold
+   */
+  public record Seen(
+      boolean reachable,
+      boolean refused,
+      String error,
+      long clusterId,
+      long memberId,
+      long leaderId,
+      boolean learner,
+      String version,
+      List<String> alarms,
+      boolean fragmented) {
+    /** What {@code p} says; {@code fragmented} applies the spec's threshold. */
+    public static Seen of(MemberProbe p, Predicate<MemberProbe> fragmented) {
+      return new Seen(
+          p.reachable(),
+          p.refused(),
+          p.error(),
+          p.clusterId(),
+          p.memberId(),
+          p.leaderId(),
+          p.learner(),
+          p.version(),
+          p.alarmTypes(),
+          p.reachable() && fragmented.test(p));
+    }
+  }
+
+  /** One cluster's expectation, with the state of its checks. */
+  private static final class Watched {
+    final long generation;
+    final List<Integer> ordinals;
+    final List<String> urls;
+    final List<Seen> expected;
+    final Predicate<MemberProbe> fragmented;
+    final Runnable trigger;
+    final AtomicBoolean inFlight = new AtomicBoolean();
+    volatile long dueNanos;
+
+    Watched(
+        long generation,
+        List<Integer> ordinals,
+        List<String> urls,
+        List<Seen> expected,
+        Predicate<MemberProbe> fragmented,
+        Runnable trigger,
+        long dueNanos) {
+      this.generation = generation;
+      this.ordinals = ordinals;
+      this.urls = urls;
+      this.expected = expected;
+      this.fragmented = fragmented;
+      this.trigger = trigger;
+      this.dueNanos = dueNanos;
+    }
+  }
+
+  private final EtcdService etcd;
+  private final long periodNanos;
+  private final Duration checkDeadline;
+  private final Map<String, Watched> watched = new ConcurrentHashMap<>();
+  private final AtomicLong generations = new AtomicLong();
+  private final AtomicLong checks = new AtomicLong();
+  private final AtomicLong triggers = new AtomicLong();
+  private final ScheduledExecutorService ticker =
+      Executors.newSingleThreadScheduledExecutor(
+          r -> {
+            Thread t = new Thread(r, "etcd-member-watch");
+            t.setDaemon(true);
+            return t;
+          });
+
+  public MemberWatch(EtcdService etcd) {
+    this(etcd, PERIOD, CHECK_DEADLINE);
+  }
+
+  /** With another period and check deadline (tests). */
+  public MemberWatch(EtcdService etcd, Duration period, Duration checkDeadline) {
+    this.etcd = etcd;
+    this.periodNanos = period.toNanos();
+    this.checkDeadline = checkDeadline;
+    ticker.scheduleWithFixedDelay(this::tick, TICK_MILLIS, TICK_MILLIS, TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * From now on, checks the members at {@code urls} (ordinal to client URL) of {@code clusterKey}
+   * against {@code seen} (what the caller saw of each, by ordinal; a member missing there is
+   * expected not to answer), and runs {@code trigger} once when one differs.
+   *
+   * @param fragmented whether a member is fragmented past the spec's threshold
+   */
+  public void expect(
+      String clusterKey,
+      SortedMap<Integer, String> urls,
+      Map<Integer, MemberProbe> seen,
+      Predicate<MemberProbe> fragmented,
+      Runnable trigger) {
+    if (urls.isEmpty()) {
+      forget(clusterKey);
+      return;
+    }
+    List<Integer> ordinals = List.copyOf(urls.keySet());
+    List<Seen> expected = new ArrayList<>();
+    for (int ordinal : ordinals) {
+      MemberProbe p = seen.get(ordinal);
+      expected.add(
+          Seen.of(
+              p != null ? p : MemberProbe.unreachable(ordinal, urls.get(ordinal), "not answering"),
+              fragmented));
+    }
+    watched.put(
+        clusterKey,
+        new Watched(
+            generations.incrementAndGet(),
+            ordinals,
+            List.copyOf(urls.values()),
+            List.copyOf(expected),
+            fragmented,
+            trigger,
+            System.nanoTime() + periodNanos));
+  }
+
+  /** Stops watching the cluster. */
+  public void forget(String clusterKey) {
+    watched.remove(clusterKey);
+  }
+
+  /** Clusters watched now. */
+  public int watching() {
+    return watched.size();
+  }
+
+  /** Checks started so far (each asks every member of one cluster once). */
+  public long checks() {
+    return checks.get();
+  }
+
+  /** Reconciles the watch has triggered so far. */
+  public long triggers() {
+    return triggers.get();
+  }
+
+  private void tick() {
+    long now = System.nanoTime();
+    try {
+      watched.forEach(
+          (key, w) -> {
+            if (w.dueNanos - now > 0 || !w.inFlight.compareAndSet(false, true)) {
+              return;
+            }
+            w.dueNanos = Math.max(w.dueNanos + periodNanos, now + periodNanos / 2);
+            checks.incrementAndGet();
+            etcd.statuses(key, w.urls, checkDeadline)
+                .whenComplete(
+                    (answers, failure) -> {
+                      w.inFlight.set(false);
+                      if (failure != null) {
+                        LOG.debug("check of {} failed: {}", key, failure.toString());
+                      } else {
+                        compare(key, w, answers);
+                      }
+                    });
+          });
+    } catch (RuntimeException e) {
+      // One cluster's odd failure must not end the watch of every other.
+      LOG.warn("member watch: {}", e.toString(), e);
+    }
+  }
+
+  private void compare(String key, Watched w, List<EtcdStatus> answers) {
+    if (watched.get(key) != w) {
+      return;
+    }
+    for (int i = 0; i < answers.size(); i++) {
+      int ordinal = w.ordinals.get(i);
+      Seen now = Seen.of(ClusterObserver.toView(ordinal, answers.get(i)), w.fragmented);
+      if (!now.equals(w.expected.get(i))) {
+        if (watched.remove(key, w)) {
+          LOG.debug(
+              "{}: member {} changed ({} -> {}); reconciling",
+              key,
+              ordinal,
+              w.expected.get(i),
+              now);
+          triggers.incrementAndGet();
+          w.trigger.run();
+        }
+        return;
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    ticker.shutdownNow();
+    watched.clear();
+  }
+}

@@ -1,0 +1,109 @@
+package io.etcdoperator.operator.reconcile;
+
+import io.etcdoperator.api.v1alpha1.EtcdCluster;
+import io.etcdoperator.operator.model.DesiredCluster;
+import io.etcdoperator.operator.model.TlsMove;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * What each cluster wants, composed once for each change of what it is composed from, rather than
+ * on every reconcile: composing the model (validating the spec, building and hashing the pod
+ * template) and hashing the desired objects was most of an idle reconcile's cost.
+ *
+ * <p>{@link DesiredCluster#of} is a function of the resource's metadata and spec (never its
+ * status), the operator's image, the fingerprint of the CAs members trust and the step of a move to
+ * TLS. The spec changes only with the generation; metadata that the model reads (annotations such
+ * as the rebuild opt-in or the pause) is part of the key as it is. So an entry holds while the UID,
+ * generation, annotations, labels, image, fingerprint and move are the same; a status write (which
+ * changes the resourceVersion only) keeps it. Each entry also keeps the hashes of the desired
+ * objects made from it ({@link #hashes}), so that an object already as desired is neither built nor
+ * serialized again.
+ *
+ * <p>A cluster keeps its two most recent entries: a reconcile during a move to TLS composes the
+ * model for the spec and for the move's step.
+ */
+final class DesiredClusters {
+  private static final int ENTRIES_PER_CLUSTER = 2;
+  private static final int HASHES_PER_ENTRY = 32;
+
+  private final Map<String, List<Entry>> byCluster = new ConcurrentHashMap<>();
+
+  /** What an entry was composed from. */
+  record Key(
+      String uid,
+      Long generation,
+      Map<String, String> annotations,
+      Map<String, String> labels,
+      String operatorImage,
+      String trustedCa,
+      TlsMove move) {
+    static Key of(EtcdCluster c, String operatorImage, String trustedCa, TlsMove move) {
+      var m = c.getMetadata();
+      return new Key(
+          m.getUid(),
+          m.getGeneration(),
+          m.getAnnotations() == null ? Map.of() : Map.copyOf(m.getAnnotations()),
+          m.getLabels() == null ? Map.of() : Map.copyOf(m.getLabels()),
+          operatorImage,
+          trustedCa,
+          move);
+    }
+  }
+
+  /** One composition and the hashes of the objects made from it. */
+  record Entry(Key key, DesiredCluster desired, Map<Object, String> hashes) {
+    /** The hash of the object {@code key} names, computed by {@code hash} the first time. */
+    String hash(Object key, java.util.function.Supplier<String> hash) {
+      String known = hashes.get(key);
+      if (known != null) {
+        return known;
+      }
+      if (hashes.size() >= HASHES_PER_ENTRY) {
+        // the cluster-state ConfigMap's key changes with every maintenance record: keep it bounded
+        hashes.clear();
+      }
+      String computed = hash.get();
+      hashes.put(key, computed);
+      return computed;
+    }
+  }
+
+  /** The cluster's desired state, composed now or earlier from the same inputs. */
+  Entry of(EtcdCluster cluster, String operatorImage, String trustedCa, TlsMove move) {
+    Key key = Key.of(cluster, operatorImage, trustedCa, move);
+    String id = cluster.getMetadata().getNamespace() + "/" + cluster.getMetadata().getName();
+    List<Entry> entries = byCluster.getOrDefault(id, List.of());
+    for (Entry e : entries) {
+      if (e.key().equals(key)) {
+        return e;
+      }
+    }
+    Entry made =
+        new Entry(
+            key,
+            DesiredCluster.of(cluster, operatorImage, trustedCa, move),
+            new ConcurrentHashMap<>());
+    List<Entry> kept = new ArrayList<>();
+    kept.add(made);
+    entries.stream()
+        .filter(e -> Objects.equals(e.key().uid(), key.uid()))
+        .limit(ENTRIES_PER_CLUSTER - 1)
+        .forEach(kept::add);
+    byCluster.put(id, List.copyOf(kept));
+    return made;
+  }
+
+  /** Forgets the cluster {@code namespace/name}: it is gone. */
+  void forget(String namespace, String name) {
+    byCluster.remove(namespace + "/" + name);
+  }
+
+  /** Clusters with an entry (for tests). */
+  int size() {
+    return byCluster.size();
+  }
+}

@@ -1,0 +1,122 @@
+package io.etcdoperator.operator.observe;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.etcdoperator.operator.etcd.ClusterProbe;
+import io.etcdoperator.operator.etcd.JetcdEtcdService;
+import io.etcdoperator.testing.LocalEtcdCluster;
+import io.etcdoperator.testing.LocalEtcdMember;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * {@link MemberWatch} against real etcd members: quiet while the members say what was expected, and
+ * a reconcile asked for within a period and a deadline once one is frozen, killed or follows a new
+ * leader; nothing asked for a cluster it forgot. On etcd 3.4 and 3.5.
+ */
+class MemberWatchIT {
+  private static final Duration PERIOD = Duration.ofMillis(300);
+  private static final Duration HEALTHY = Duration.ofSeconds(30);
+
+  /** The period, the check's deadline, and room for a loaded machine. */
+  private static final Duration SEEN_WITHIN = Duration.ofSeconds(3);
+
+  @ParameterizedTest
+  @ValueSource(strings = {"3.4", "3.5"})
+  void wakesTheReconcileWhenAMemberChangesAndOnlyThen(String version) {
+    try (LocalEtcdCluster cluster = LocalEtcdCluster.builder().version(version).members(3).start();
+        JetcdEtcdService etcd = new JetcdEtcdService();
+        MemberWatch watch = new MemberWatch(etcd, PERIOD, MemberWatch.CHECK_DEADLINE)) {
+      cluster.awaitHealthy(HEALTHY);
+      String key = "it/" + cluster.name();
+      AtomicLong woken = new AtomicLong();
+      Runnable expectNow = () -> expect(watch, etcd, key, cluster, woken);
+
+      // Quiet: several checks, no wake-up.
+      expectNow.run();
+      long checks = watch.checks();
+      await()
+          .during(PERIOD.multipliedBy(5))
+          .atMost(PERIOD.multipliedBy(8))
+          .until(() -> woken.get() == 0);
+      assertThat(watch.checks()).isGreaterThanOrEqualTo(checks + 4);
+
+      // A frozen follower: its check waits out the deadline, then the reconcile is asked for.
+      LocalEtcdMember follower = follower(etcd, key, cluster);
+      follower.freeze();
+      long frozenAt = System.nanoTime();
+      await().atMost(SEEN_WITHIN).until(() -> woken.get() == 1);
+      System.out.printf(
+          "etcd %s: frozen follower seen after %d ms%n",
+          version, (System.nanoTime() - frozenAt) / 1_000_000);
+      assertThat(watch.watching()).isZero();
+
+      // What the reconcile saw of the frozen member is expected from now on: quiet again.
+      expectNow.run();
+      await()
+          .during(PERIOD.multipliedBy(4))
+          .atMost(PERIOD.multipliedBy(4).plus(SEEN_WITHIN))
+          .until(() -> woken.get() == 1);
+
+      // Back again: a change too.
+      follower.thaw();
+      await().atMost(SEEN_WITHIN).until(() -> woken.get() == 2);
+      cluster.awaitHealthy(HEALTHY);
+
+      // The leader killed: the others follow a new one, and it does not answer.
+      expectNow.run();
+      LocalEtcdMember leader = leader(etcd, key, cluster);
+      leader.kill();
+      long killedAt = System.nanoTime();
+      await().atMost(SEEN_WITHIN).until(() -> woken.get() == 3);
+      System.out.printf(
+          "etcd %s: killed leader seen after %d ms%n",
+          version, (System.nanoTime() - killedAt) / 1_000_000);
+
+      // A forgotten cluster wakes nothing, whatever happens to its members.
+      leader.restart();
+      cluster.awaitHealthy(HEALTHY);
+      expectNow.run();
+      watch.forget(key);
+      cluster.member(0).kill();
+      await()
+          .during(PERIOD.multipliedBy(4))
+          .atMost(PERIOD.multipliedBy(4).plus(SEEN_WITHIN))
+          .until(() -> woken.get() == 3);
+    }
+  }
+
+  /** What a reconcile does after its probe: expect what it saw. */
+  private static void expect(
+      MemberWatch watch,
+      JetcdEtcdService etcd,
+      String key,
+      LocalEtcdCluster cluster,
+      AtomicLong woken) {
+    SortedMap<Integer, String> urls = new TreeMap<>();
+    List<String> clientUrls = cluster.clientUrls();
+    for (int i = 0; i < clientUrls.size(); i++) {
+      urls.put(i, clientUrls.get(i));
+    }
+    ClusterProbe probe = etcd.probeAll(key, clientUrls);
+    Map<Integer, MemberProbe> seen = ClusterObserver.fromProbe(urls, probe).probes();
+    watch.expect(key, urls, seen, p -> false, woken::incrementAndGet);
+  }
+
+  private static LocalEtcdMember leader(JetcdEtcdService etcd, String key, LocalEtcdCluster c) {
+    String url = etcd.probeAll(key, c.clientUrls()).leaderEndpoint().orElseThrow();
+    return c.members().stream().filter(m -> m.clientUrl().equals(url)).findFirst().orElseThrow();
+  }
+
+  private static LocalEtcdMember follower(JetcdEtcdService etcd, String key, LocalEtcdCluster c) {
+    String url = etcd.probeAll(key, c.clientUrls()).leaderEndpoint().orElseThrow();
+    return c.members().stream().filter(m -> !m.clientUrl().equals(url)).findFirst().orElseThrow();
+  }
+}
