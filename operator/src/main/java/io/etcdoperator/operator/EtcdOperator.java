@@ -87,9 +87,9 @@ public final class EtcdOperator implements AutoCloseable {
                   .withConcurrentReconciliationThreads(settings.reconcileThreads())
                   // stop() lets a reconcile under way finish before the etcd connections close
                   .withReconciliationTerminationTimeout(Duration.ofSeconds(10))
-                  .withMetrics(
-                      MicrometerMetrics.newPerResourceCollectingMicrometerMetricsBuilder(registry)
-                          .build());
+                  // The framework's counts over all clusters: per resource, its meters grew with
+                  // every cluster, and the dashboard sums them anyway.
+                  .withMetrics(MicrometerMetrics.withoutPerResourceMetrics(registry));
               settings
                   .leaderElection()
                   .ifPresent(

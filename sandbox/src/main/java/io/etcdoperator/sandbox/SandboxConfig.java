@@ -143,6 +143,27 @@ public record SandboxConfig(
         fakeEtcd);
   }
 
+  /**
+   * How often controllers look at everything without an event (a real one's informers resync
+   * rarely; the sandbox's default of 1 s keeps tests quick, and costs a list of every object per
+   * controller and second, which thousands of objects make the sandbox's own load).
+   */
+  public SandboxConfig withResync(Duration value) {
+    return new SandboxConfig(
+        stateDir,
+        etcdBinaries,
+        restartBackoff,
+        maxRestartBackoff,
+        maxGracePeriod,
+        value,
+        rbacManifest,
+        nodes,
+        nodeMonitorGracePeriod,
+        defaultTolerationSeconds,
+        nodeLeaseRenewInterval,
+        fakeEtcd);
+  }
+
   /** Etcd containers answered by the load generator, for a benchmark (see {@link #fakeEtcd}). */
   public SandboxConfig withFakeEtcd() {
     return new SandboxConfig(

@@ -2,9 +2,6 @@ package io.etcdoperator.operator.etcd;
 
 import io.etcdoperator.operator.tls.ClientTls;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -31,7 +28,6 @@ import javax.net.ssl.SSLSocketFactory;
  * simply absent from the result.
  */
 public final class EtcdHttp {
-  private final HttpClient http;
   private final Duration deadline;
 
   /**
@@ -43,11 +39,7 @@ public final class EtcdHttp {
    */
   public record Progress(long committedIndex, long appliedIndex, boolean hasLeader) {}
 
-  /**
-   * The socket factory of each TLS material (by fingerprint), at most {@value #TLS_CONTEXTS}: https
-   * calls go through {@link HttpsURLConnection}, which starts no thread of its own (a JDK {@link
-   * HttpClient} per cluster would cost one each).
-   */
+  /** The socket factory of each TLS material (by fingerprint), at most {@value #TLS_CONTEXTS}. */
   private final Map<String, SSLSocketFactory> tlsFactories =
       java.util.Collections.synchronizedMap(
           new java.util.LinkedHashMap<>(16, 0.75f, true) {
@@ -61,24 +53,30 @@ public final class EtcdHttp {
 
   public EtcdHttp(Duration deadline) {
     this.deadline = deadline;
-    this.http = HttpClient.newBuilder().connectTimeout(deadline).build();
   }
 
-  /** GET over https with the cluster's TLS material; the body of a 200, else empty. */
-  private Optional<String> httpsGet(String url, ClientTls tls) {
-    SSLSocketFactory factory =
-        tlsFactories.computeIfAbsent(tls.fingerprint(), f -> tls.sslContext().getSocketFactory());
-    HttpsURLConnection c = null;
+  /**
+   * GET with the deadline for connecting and for reading, over https with the TLS material's socket
+   * factory when given; the body of a 200, else empty. Through {@link java.net.HttpURLConnection},
+   * which keeps an idle connection 5 s and starts no thread: the JDK's {@code HttpClient} kept a
+   * connection to every member it had asked (with its buffers, in an operator of a thousand
+   * members) and a selector thread besides, for calls this rare (a cluster version that may have
+   * changed, the metrics of a member that does not answer).
+   */
+  private Optional<String> get(String url, Optional<SSLSocketFactory> tls) {
+    java.net.HttpURLConnection c = null;
     try {
-      c = (HttpsURLConnection) URI.create(url).toURL().openConnection();
-      c.setSSLSocketFactory(factory);
+      c = (java.net.HttpURLConnection) URI.create(url).toURL().openConnection();
+      if (c instanceof HttpsURLConnection https && tls.isPresent()) {
+        https.setSSLSocketFactory(tls.get());
+      }
       c.setConnectTimeout((int) deadline.toMillis());
       c.setReadTimeout((int) deadline.toMillis());
       if (c.getResponseCode() != 200) {
         return Optional.empty();
       }
       try (var in = c.getInputStream()) {
-        return Optional.of(new String(in.readNBytes(64 * 1024), StandardCharsets.UTF_8));
+        return Optional.of(new String(in.readNBytes(MAX_BODY), StandardCharsets.UTF_8));
       }
     } catch (java.io.IOException | IllegalArgumentException e) {
       return Optional.empty();
@@ -88,6 +86,23 @@ public final class EtcdHttp {
       }
     }
   }
+
+  /** A metrics page is some tens of KiB; what lies beyond this is not read. */
+  private static final int MAX_BODY = 1024 * 1024;
+
+  private Optional<SSLSocketFactory> factory(ClientTls tls) {
+    return Optional.of(
+        tlsFactories.computeIfAbsent(tls.fingerprint(), f -> tls.sslContext().getSocketFactory()));
+  }
+
+  /** Asks several members at once: daemon threads, gone after a minute unused. */
+  private static final java.util.concurrent.ExecutorService PARALLEL =
+      java.util.concurrent.Executors.newCachedThreadPool(
+          r -> {
+            Thread t = new Thread(r, "etcd-http");
+            t.setDaemon(true);
+            return t;
+          });
 
   /**
    * What a member's {@code /version} says.
@@ -109,24 +124,10 @@ public final class EtcdHttp {
    */
   public Optional<Versions> versions(String clientUrl, Optional<ClientTls> tls) {
     if (clientUrl.startsWith("https:")) {
-      return tls.flatMap(t -> httpsGet(clientUrl + "/version", t)).flatMap(EtcdHttp::parseVersions);
+      return tls.flatMap(t -> get(clientUrl + "/version", factory(t)))
+          .flatMap(EtcdHttp::parseVersions);
     }
-    try {
-      HttpRequest request =
-          HttpRequest.newBuilder(URI.create(clientUrl + "/version"))
-              .timeout(deadline)
-              .GET()
-              .build();
-      HttpResponse<String> response =
-          http.sendAsync(request, HttpResponse.BodyHandlers.ofString())
-              .get(deadline.toMillis() + 100, TimeUnit.MILLISECONDS);
-      return response.statusCode() == 200 ? parseVersions(response.body()) : Optional.empty();
-    } catch (ExecutionException | TimeoutException | IllegalArgumentException e) {
-      return Optional.empty();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return Optional.empty();
-    }
+    return get(clientUrl + "/version", Optional.empty()).flatMap(EtcdHttp::parseVersions);
   }
 
   /** {@code {"etcdserver":"3.5.30","etcdcluster":"3.5.0"}}; empty when either is missing. */
@@ -146,25 +147,22 @@ public final class EtcdHttp {
    * http://host:2381}).
    */
   public Map<String, Progress> progress(List<String> baseUrls) {
-    Map<String, CompletableFuture<HttpResponse<String>>> calls = new LinkedHashMap<>();
+    Map<String, CompletableFuture<Optional<String>>> calls = new LinkedHashMap<>();
     for (String url : baseUrls) {
-      try {
-        HttpRequest request =
-            HttpRequest.newBuilder(URI.create(url + "/metrics")).timeout(deadline).GET().build();
-        calls.put(url, http.sendAsync(request, HttpResponse.BodyHandlers.ofString()));
-      } catch (IllegalArgumentException e) {
-        // not a URL: no answer
-      }
+      calls.put(
+          url,
+          CompletableFuture.supplyAsync(() -> get(url + "/metrics", Optional.empty()), PARALLEL));
     }
-    long until = System.nanoTime() + deadline.toNanos() + TimeUnit.MILLISECONDS.toNanos(100);
+    // connecting and reading each have the deadline
+    long until = System.nanoTime() + 2 * deadline.toNanos() + TimeUnit.MILLISECONDS.toNanos(100);
     Map<String, Progress> result = new LinkedHashMap<>();
     for (var call : calls.entrySet()) {
       try {
         long left = Math.max(0, until - System.nanoTime());
-        HttpResponse<String> response = call.getValue().get(left, TimeUnit.NANOSECONDS);
-        if (response.statusCode() == 200) {
-          parse(response.body()).ifPresent(p -> result.put(call.getKey(), p));
-        }
+        call.getValue()
+            .get(left, TimeUnit.NANOSECONDS)
+            .flatMap(EtcdHttp::parse)
+            .ifPresent(p -> result.put(call.getKey(), p));
       } catch (ExecutionException | TimeoutException e) {
         call.getValue().cancel(true);
       } catch (InterruptedException e) {

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -71,5 +72,41 @@ class DeployManifestsTest {
         .contains("COPY product/target/etcd-operator.jar ")
         .containsPattern("(?m)^FROM \\S+-jre")
         .containsPattern("(?m)^USER \\d+");
+  }
+
+  /**
+   * The image and the launcher run the operator with the same JVM settings (one file, and the same
+   * malloc arenas), and the build context lets in every file the image copies (it once let in a jar
+   * path the Dockerfile did not copy, and not the one it did).
+   */
+  @Test
+  void imageAndLauncherRunTheSameJvmSettings() throws IOException {
+    String dockerfile = Files.readString(HelmChartTest.DEPLOY.resolve("image/Dockerfile"));
+    String launcher = Files.readString(Path.of("../etcd-operator"));
+    List<String> ignore =
+        Files.readAllLines(HelmChartTest.DEPLOY.resolve("image/Dockerfile.dockerignore"));
+    assertThat(launcher)
+        .contains("@\"$root/deploy/image/jvm.options\"")
+        .contains("MALLOC_ARENA_MAX");
+    assertThat(dockerfile)
+        .contains("COPY deploy/image/jvm.options /opt/etcd-operator/jvm.options")
+        .contains("\"java\", \"@/opt/etcd-operator/jvm.options\"")
+        .contains("ENV MALLOC_ARENA_MAX=2");
+    java.util.regex.Matcher copy =
+        java.util.regex.Pattern.compile("(?m)^COPY (?!--from)(\\S+) ").matcher(dockerfile);
+    int copies = 0;
+    while (copy.find()) {
+      copies++;
+      assertThat(ignore)
+          .as("the build context lets in " + copy.group(1))
+          .contains("!" + copy.group(1));
+    }
+    assertThat(copies).isEqualTo(2);
+    // Every line of the settings is a comment or one JVM option the JVM knows the form of.
+    for (String line : Files.readAllLines(HelmChartTest.DEPLOY.resolve("image/jvm.options"))) {
+      if (!line.isBlank() && !line.startsWith("#")) {
+        assertThat(line).matches("-(XX:[+-]?\\w+(=\\S+)?|X\\w+|D[\\w.]+=\\S+)");
+      }
+    }
   }
 }

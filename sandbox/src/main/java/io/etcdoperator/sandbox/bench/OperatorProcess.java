@@ -99,6 +99,8 @@ final class OperatorProcess implements OperatorLauncher {
             String.valueOf(port)));
     ProcessBuilder pb = new ProcessBuilder(cmd);
     pb.environment().put(ProcessSweeper.TAG_VARIABLE, tag);
+    // as the image and the launcher set it
+    pb.environment().put("MALLOC_ARENA_MAX", "2");
     pb.environment().remove("KUBECONFIG");
     pb.redirectErrorStream(true);
     pb.redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("operator.log").toFile()));

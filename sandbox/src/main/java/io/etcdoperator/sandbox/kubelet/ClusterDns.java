@@ -52,6 +52,12 @@ public final class ClusterDns {
   private final java.util.Set<String> partitioned = new java.util.TreeSet<>();
   private java.util.function.Supplier<String> blackHole;
 
+  /** What each pod's hosts file holds now, by pod UID: a file is written only when it changes. */
+  private final Map<String, String> podHosts = new java.util.HashMap<>();
+
+  /** The records last published to the JVM's hosts file. */
+  private Map<String, List<String>> publishedToJvm = Map.of();
+
   public ClusterDns(
       String sandboxId, Path dir, Supplier<List<Service>> services, Supplier<List<LivePod>> pods) {
     this.sandboxId = sandboxId;
@@ -146,6 +152,18 @@ public final class ClusterDns {
   public synchronized void refresh() {
     List<LivePod> live = new ArrayList<>(pods.get());
     live.sort(Comparator.comparing(p -> p.pod().getMetadata().getName()));
+    // Pods by namespace and label: a Service's selector looks at the pods of its rarest label only
+    // (a thousand Services over a thousand pods must not cost a million matches per change).
+    Map<String, List<LivePod>> byLabel = new java.util.HashMap<>();
+    for (LivePod lp : live) {
+      Map<String, String> labels = lp.pod().getMetadata().getLabels();
+      if (labels != null) {
+        String ns = lp.pod().getMetadata().getNamespace();
+        labels.forEach(
+            (k, v) ->
+                byLabel.computeIfAbsent(ns + "/" + k + "=" + v, x -> new ArrayList<>()).add(lp));
+      }
+    }
     Map<String, List<String>> fq = new LinkedHashMap<>();
     Map<String, List<String>> jvm = new LinkedHashMap<>();
     for (Service s : services.get()) {
@@ -158,12 +176,15 @@ public final class ClusterDns {
       boolean headless = "None".equals(s.getSpec().getClusterIP());
       boolean notReadyToo = Boolean.TRUE.equals(s.getSpec().getPublishNotReadyAddresses());
       List<String> endpoints = new ArrayList<>();
-      for (LivePod lp : live) {
+      List<LivePod> candidates =
+          selector.entrySet().stream()
+              .map(e -> byLabel.getOrDefault(ns + "/" + e.getKey() + "=" + e.getValue(), List.of()))
+              .min(Comparator.comparingInt(List::size))
+              .orElse(List.of());
+      for (LivePod lp : candidates) {
         String key = lp.pod().getMetadata().getNamespace() + "/" + lp.pod().getMetadata().getName();
         Pod p = lp.pod();
-        if (!ns.equals(p.getMetadata().getNamespace())
-            || !matches(selector, p)
-            || !(lp.ready() || notReadyToo)) {
+        if (!matches(selector, p) || !(lp.ready() || notReadyToo)) {
           continue;
         }
         endpoints.add(lp.ip());
@@ -186,7 +207,10 @@ public final class ClusterDns {
     global = fq;
     Map<String, List<String>> forJvm = new LinkedHashMap<>(fq);
     forJvm.putAll(jvm);
-    JvmHosts.publish(sandboxId, forJvm);
+    if (!forJvm.equals(publishedToJvm)) {
+      JvmHosts.publish(sandboxId, forJvm);
+      publishedToJvm = forJvm;
+    }
     try {
       for (LivePod lp : live) {
         Pod p = lp.pod();
@@ -207,14 +231,18 @@ public final class ClusterDns {
               lp.ip());
         }
         add(entries, hostname, lp.ip());
-        HostsFile.write(
-            dir.resolve("hosts-" + p.getMetadata().getUid()),
+        String uid = p.getMetadata().getUid();
+        String content =
             HostsFile.render(
                 "etcd-operator sandbox: /etc/hosts of pod "
                     + p.getMetadata().getNamespace()
                     + "/"
                     + p.getMetadata().getName(),
-                entries));
+                entries);
+        if (!content.equals(podHosts.get(uid))) {
+          HostsFile.write(dir.resolve("hosts-" + uid), content);
+          podHosts.put(uid, content);
+        }
       }
     } catch (IOException e) {
       throw new UncheckedIOException(e);
@@ -222,7 +250,8 @@ public final class ClusterDns {
   }
 
   /** Removes a pod's hosts file once its processes are gone. */
-  void forget(String uid) {
+  synchronized void forget(String uid) {
+    podHosts.remove(uid);
     try {
       Files.deleteIfExists(dir.resolve("hosts-" + uid));
       Files.deleteIfExists(dir.resolve("resolv-" + uid + ".conf"));
