@@ -94,7 +94,37 @@ public final class SandboxDispatcher extends KubernetesCrudDispatcher {
   private volatile LogSource logs;
   private volatile long defaultTolerationSeconds = 300;
 
+  /** The store, indexed by name (see {@link NamedObjects}); null if it could not be installed. */
+  private final NamedObjects named;
+
+  /** fabric8's lock over its store: reads share it, writes hold it alone. */
+  private final java.util.concurrent.locks.ReadWriteLock storeLock;
+
+  /** fabric8's last resourceVersion, which a list carries. */
+  private AtomicLong storeVersion;
+
   public SandboxDispatcher() {
+    NamedObjects index = new NamedObjects();
+    java.util.concurrent.locks.ReadWriteLock rw = null;
+    try {
+      // The store is a final field the base class fills with an unindexed map; empty still.
+      java.lang.reflect.Field store =
+          io.fabric8.mockwebserver.crud.CrudDispatcher.class.getDeclaredField("map");
+      store.setAccessible(true);
+      store.set(this, java.util.Collections.synchronizedMap(index));
+      java.lang.reflect.Field lock = KubernetesCrudDispatcher.class.getDeclaredField("lock");
+      lock.setAccessible(true);
+      java.lang.reflect.Field version =
+          KubernetesCrudDispatcher.class.getDeclaredField("resourceVersion");
+      version.setAccessible(true);
+      storeVersion = (AtomicLong) version.get(this);
+      rw = (java.util.concurrent.locks.ReadWriteLock) lock.get(this);
+    } catch (ReflectiveOperationException | RuntimeException e) {
+      LOG.warn("the API server's store is not indexed (every request scans it): {}", e.toString());
+      index = null;
+    }
+    this.named = rw == null ? null : index;
+    this.storeLock = rw;
     for (ResourceType t : BuiltInTypes.ALL) {
       if (t.statusSubresource()) {
         expectCustomResource(
@@ -107,6 +137,77 @@ public final class SandboxDispatcher extends KubernetesCrudDispatcher {
                 .withStatusSubresource(true)
                 .build());
       }
+    }
+  }
+
+  /**
+   * One named object from the index, as the base class answers it (the stored JSON, or 404); lists,
+   * watches and what the index cannot serve go to the base class.
+   */
+  @Override
+  public MockResponse handleGet(String path) {
+    if (named == null || path.contains("watch=")) {
+      return super.handleGet(path);
+    }
+    io.fabric8.mockwebserver.crud.AttributeSet query = getAttributeExtractor().fromPath(path);
+    Optional<String> name = NamedObjects.nameOf(query);
+    if (name.isEmpty()) {
+      return list(path, query);
+    }
+    storeLock.readLock().lock();
+    try {
+      Optional<Map.Entry<io.fabric8.mockwebserver.crud.AttributeSet, String>> found;
+      synchronized (map) {
+        found = named.find(name.get(), query);
+      }
+      MockResponse r = new MockResponse();
+      return found.isPresent()
+          ? r.setBody(found.get().getValue()).setResponseCode(200)
+          : r.setResponseCode(404);
+    } finally {
+      storeLock.readLock().unlock();
+    }
+  }
+
+  /**
+   * A list of one resource type from the index, composed as the base class composes it; an empty
+   * one (which may be a discovery path) and what the index cannot serve go to the base class.
+   */
+  private MockResponse list(String path, io.fabric8.mockwebserver.crud.AttributeSet query) {
+    Optional<String> plural = NamedObjects.value(query, NamedObjects.PLURAL);
+    if (plural.isEmpty()
+        || storeVersion == null
+        || !(getResponseComposer()
+            instanceof io.fabric8.kubernetes.client.server.mock.KubernetesResponseComposer c)) {
+      return super.handleGet(path);
+    }
+    storeLock.readLock().lock();
+    try {
+      Optional<List<String>> items;
+      synchronized (map) {
+        items = named.list(plural.get(), query);
+      }
+      if (items.isEmpty() || items.get().isEmpty()) {
+        return super.handleGet(path);
+      }
+      return new MockResponse()
+          .setBody(c.compose(items.get(), String.valueOf(storeVersion.get())))
+          .setResponseCode(200);
+    } finally {
+      storeLock.readLock().unlock();
+    }
+  }
+
+  /** The stored object a write is about, from the index when the query names it. */
+  @Override
+  public Map.Entry<io.fabric8.mockwebserver.crud.AttributeSet, String> findResource(
+      io.fabric8.mockwebserver.crud.AttributeSet query) {
+    Optional<String> name = named == null ? Optional.empty() : NamedObjects.nameOf(query);
+    if (name.isEmpty()) {
+      return super.findResource(query);
+    }
+    synchronized (map) {
+      return named.find(name.get(), query).orElse(null);
     }
   }
 
@@ -207,7 +308,7 @@ public final class SandboxDispatcher extends KubernetesCrudDispatcher {
             Map.entry(
                 "clusterrolebindings",
                 io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding.class))) {
-      MockResponse r = super.handleGet("/apis/" + RBAC_GROUP + "/v1/" + kind.getKey());
+      MockResponse r = handleGet("/apis/" + RBAC_GROUP + "/v1/" + kind.getKey());
       if (r.code() == 200) {
         for (JsonNode item : mapper.readTree(r.getBody().readUtf8()).path("items")) {
           objects.add(mapper.treeToValue(item, kind.getValue()));
@@ -433,7 +534,7 @@ public final class SandboxDispatcher extends KubernetesCrudDispatcher {
       JsonNode object = mapper.readTree(bodyOf(request));
       JsonNode old = null;
       if (method == HttpMethod.PUT && api.name() != null) {
-        MockResponse current = super.handleGet(api.objectPath());
+        MockResponse current = handleGet(api.objectPath());
         old = current.code() == 200 ? mapper.readTree(current.getBody().readUtf8()) : null;
       }
       Admission admitted = admit(caller, api, object, old);
@@ -544,7 +645,7 @@ public final class SandboxDispatcher extends KubernetesCrudDispatcher {
     if (cached != null) {
       return cached;
     }
-    MockResponse r = super.handleGet(CRD_LIST);
+    MockResponse r = handleGet(CRD_LIST);
     if (r.code() != 200) {
       return null;
     }
@@ -578,7 +679,7 @@ public final class SandboxDispatcher extends KubernetesCrudDispatcher {
         api.namespace() != null
             ? api.namespace()
             : pod.path("metadata").path("namespace").asText("default");
-    MockResponse r = super.handleGet("/api/v1/namespaces/" + ns);
+    MockResponse r = handleGet("/api/v1/namespaces/" + ns);
     if (r.code() != 200) {
       return null;
     }
@@ -652,7 +753,7 @@ public final class SandboxDispatcher extends KubernetesCrudDispatcher {
   }
 
   private List<JsonNode> storageClasses() throws Exception {
-    MockResponse r = super.handleGet("/apis/storage.k8s.io/v1/storageclasses");
+    MockResponse r = handleGet("/apis/storage.k8s.io/v1/storageclasses");
     List<JsonNode> out = new java.util.ArrayList<>();
     if (r.code() == 200) {
       mapper.readTree(r.getBody().readUtf8()).path("items").forEach(out::add);
@@ -747,7 +848,7 @@ public final class SandboxDispatcher extends KubernetesCrudDispatcher {
         kept.add(kv);
       }
     }
-    MockResponse all = super.handleGet(kept.isEmpty() ? base : base + "?" + String.join("&", kept));
+    MockResponse all = handleGet(kept.isEmpty() ? base : base + "?" + String.join("&", kept));
     if (all.code() != 200) {
       return all;
     }
@@ -893,16 +994,27 @@ public final class SandboxDispatcher extends KubernetesCrudDispatcher {
 
   /** Built-in types followed by those of every stored CRD. */
   List<ResourceType> types() throws Exception {
+    long version = crdVersion.get();
+    var cached = typesCache;
+    if (cached != null && cached.version() == version) {
+      return cached.types();
+    }
     List<ResourceType> all = new ArrayList<>(BuiltInTypes.ALL);
-    MockResponse r = super.handleGet(CRD_LIST);
+    MockResponse r = handleGet(CRD_LIST);
     if (r.code() == 200) {
       JsonNode items = mapper.readTree(r.getBody().readUtf8()).path("items");
       for (JsonNode item : items) {
         all.addAll(CrdTypes.types(mapper.treeToValue(item, CustomResourceDefinition.class)));
       }
     }
-    return all;
+    typesCache = new TypesAt(version, List.copyOf(all));
+    return typesCache.types();
   }
+
+  /** The resource types as of a CRD version: every write is admitted by its type. */
+  private record TypesAt(long version, List<ResourceType> types) {}
+
+  private volatile TypesAt typesCache;
 
   private MockResponse scale(RecordedRequest request, ApiPath api) throws Exception {
     ResourceType type = null;
@@ -917,7 +1029,7 @@ public final class SandboxDispatcher extends KubernetesCrudDispatcher {
       return status(404, "NotFound", api.plural() + " has no scale subresource");
     }
     synchronized (compositeWrites) {
-      MockResponse current = super.handleGet(api.objectPath());
+      MockResponse current = handleGet(api.objectPath());
       if (current.code() != 200) {
         return current;
       }
@@ -977,7 +1089,7 @@ public final class SandboxDispatcher extends KubernetesCrudDispatcher {
     synchronized (compositeWrites) {
       String objectPath =
           api.subresource() == null ? api.objectPath() : api.objectPath() + "/" + api.subresource();
-      MockResponse current = super.handleGet(api.objectPath());
+      MockResponse current = handleGet(api.objectPath());
       if (current.code() != 200) {
         return current;
       }
@@ -1003,7 +1115,7 @@ public final class SandboxDispatcher extends KubernetesCrudDispatcher {
    */
   private MockResponse deletePod(RecordedRequest request, ApiPath api) throws Exception {
     synchronized (compositeWrites) {
-      MockResponse current = super.handleGet(api.objectPath());
+      MockResponse current = handleGet(api.objectPath());
       if (current.code() != 200) {
         return status(404, "NotFound", "pods \"" + api.name() + "\" not found");
       }
@@ -1034,7 +1146,7 @@ public final class SandboxDispatcher extends KubernetesCrudDispatcher {
           meta.set("finalizers", kept);
           super.dispatch(rewrite(HttpMethod.PUT, api.objectPath(), pod.toString()));
         }
-        if (super.handleGet(api.objectPath()).code() == 200) {
+        if (handleGet(api.objectPath()).code() == 200) {
           super.handleDelete(api.objectPath());
         }
         return json(200, pod.toString());
@@ -1055,7 +1167,7 @@ public final class SandboxDispatcher extends KubernetesCrudDispatcher {
         }
       }
       MockResponse deleted = super.handleDelete(api.objectPath());
-      MockResponse now = super.handleGet(api.objectPath());
+      MockResponse now = handleGet(api.objectPath());
       return now.code() == 200 ? json(200, now.getBody().readUtf8()) : deleted;
     }
   }
@@ -1096,7 +1208,7 @@ public final class SandboxDispatcher extends KubernetesCrudDispatcher {
     }
     String objectPath = "/api/v1/namespaces/" + namespace + "/pods/" + name;
     synchronized (compositeWrites) {
-      MockResponse current = super.handleGet(objectPath);
+      MockResponse current = handleGet(objectPath);
       if (current.code() != 200) {
         return status(404, "NotFound", "pods \"" + name + "\" not found");
       }
@@ -1171,7 +1283,7 @@ public final class SandboxDispatcher extends KubernetesCrudDispatcher {
   private MockResponse evict(ApiPath api, JsonNode eviction) throws Exception {
     String objectPath = api.objectPath();
     synchronized (compositeWrites) {
-      MockResponse current = super.handleGet(objectPath);
+      MockResponse current = handleGet(objectPath);
       if (current.code() != 200) {
         return status(404, "NotFound", "pods \"" + api.name() + "\" not found");
       }
@@ -1183,8 +1295,7 @@ public final class SandboxDispatcher extends KubernetesCrudDispatcher {
       if (!ignoreBudget) {
         List<JsonNode> budgets = new ArrayList<>();
         MockResponse pdbs =
-            super.handleGet(
-                "/apis/policy/v1/namespaces/" + api.namespace() + "/poddisruptionbudgets");
+            handleGet("/apis/policy/v1/namespaces/" + api.namespace() + "/poddisruptionbudgets");
         if (pdbs.code() == 200) {
           for (JsonNode pdb : mapper.readTree(pdbs.getBody().readUtf8()).path("items")) {
             if (io.etcdoperator.sandbox.controller.Selectors.matches(
@@ -1333,7 +1444,7 @@ public final class SandboxDispatcher extends KubernetesCrudDispatcher {
    */
   private void orphanDependents(ApiPath api) throws Exception {
     synchronized (compositeWrites) {
-      MockResponse current = super.handleGet(api.objectPath());
+      MockResponse current = handleGet(api.objectPath());
       if (current.code() != 200) {
         return;
       }
@@ -1346,7 +1457,7 @@ public final class SandboxDispatcher extends KubernetesCrudDispatcher {
           continue;
         }
         String list = t.prefix() + "/namespaces/" + api.namespace() + "/" + t.plural();
-        MockResponse items = super.handleGet(list);
+        MockResponse items = handleGet(list);
         if (items.code() != 200) {
           continue;
         }

@@ -162,8 +162,7 @@ public final class ScaleBenchmarkCommand implements Callable<Integer> {
       for (int i = 0; i < n; i++) {
         sandbox.client().resource(cluster(name(i))).create();
       }
-      boolean allReady =
-          watch.awaitCount(n, ClusterWatch::ready, Duration.ofSeconds(120 + n * (fake ? 1L : 3L)));
+      boolean allReady = watch.awaitCount(n, ClusterWatch::ready, Duration.ofSeconds(120 + n * 3L));
       Duration toReady = Duration.ofNanos(System.nanoTime() - t0);
       System.out.printf(
           "applied:       %d of %d Ready %.1f s after apply%n",
