@@ -62,7 +62,7 @@ final class EtcdChannels implements AutoCloseable {
   private static final Duration KEEPALIVE_TIMEOUT = Duration.ofSeconds(5);
 
   /** How long a connected channel goes without its host being resolved again. */
-  static final Duration RESOLVE_INTERVAL = Duration.ofSeconds(30);
+  static final Duration RESOLVE_INTERVAL = Duration.ofMinutes(5);
 
   private final long resolveIntervalNanos;
   private final EventLoopGroup eventLoop;

@@ -131,11 +131,22 @@ final class HaltRules {
   static final class UnsupportedVersionChange implements Rule {
     static final String FIELD = "spec.podTemplate.spec.containers[name=etcd].image";
 
+    /**
+     * etcd starts a new cluster at its lowest cluster version, 3.0, and its leader raises it to the
+     * members' own once it has heard from each (a second or so): a 3.0 seen then says nothing of
+     * the cluster, and no member this operator runs (3.4 and later) could join a real 3.0 cluster.
+     * Judged as 3.0, a 3.5 image was refused as two minor versions past it while the cluster
+     * formed.
+     */
+    static boolean undecided(EtcdVersion cluster) {
+      return cluster.major() == 3 && cluster.minor() == 0;
+    }
+
     @Override
     public Optional<Decision> decide(Situation s) {
       Optional<EtcdVersion> target = s.desired().etcdVersion();
       Optional<EtcdVersion> cluster = s.view().clusterVersion().flatMap(EtcdVersion::parse);
-      if (target.isEmpty() || cluster.isEmpty()) {
+      if (target.isEmpty() || cluster.isEmpty() || undecided(cluster.get())) {
         return Optional.empty();
       }
       int minors = cluster.get().minorsTo(target.get());

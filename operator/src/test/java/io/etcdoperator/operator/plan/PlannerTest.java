@@ -1451,6 +1451,13 @@ class PlannerTest {
                 "True/QuorumHeld",
                 "False/UnsupportedVersionChange")),
         row(
+            "a cluster that just formed reports etcd's initial cluster version 3.0 until its leader"
+                + " raised it: not a version change, nothing refused",
+            target(3),
+            Views.healthy(3).clusterVersion("3.0.0"),
+            expect(
+                "InSync", new Step.None(), 3, EXISTING, "True/QuorumHeld", "True/AllMembersReady")),
+        row(
             "back to 3.4 in the middle of an upgrade (the cluster version is still 3.4): a roll",
             target(3, "quay.io/coreos/etcd:v3.4.23"),
             Views.healthy(3).clusterVersion("3.4.0").podWithHash(2, "h0"),

@@ -17,7 +17,7 @@ record Idle(
     double reconciles,
     Map<String, Long> requests,
     Map<String, Duration> threads) {
-  private static final Set<String> WRITES = Set.of("create", "update", "patch", "delete");
+  static final Set<String> WRITES = Set.of("create", "update", "patch", "delete");
   private static final Set<String> READS = Set.of("get", "list");
 
   /** Measures over {@code window}, which the caller lets pass untouched. */

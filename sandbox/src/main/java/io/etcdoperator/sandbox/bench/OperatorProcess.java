@@ -143,14 +143,21 @@ final class OperatorProcess implements OperatorLauncher {
   }
 
   /**
-   * Waits until the {@code /metrics} page satisfies {@code done}, reading it every 100 ms; returns
-   * the time from process start.
+   * Waits until the {@code /metrics} page satisfies {@code done}, reading it every {@code every} (a
+   * page of a thousand clusters takes the operator time to write: reading it often would slow what
+   * is measured); returns the time from process start.
    */
-  Duration awaitMetrics(Duration max, Predicate<String> done) throws InterruptedException {
-    return awaitMetrics(max, done, "/metrics");
+  Duration awaitMetrics(Duration max, Predicate<String> done, Duration every)
+      throws InterruptedException {
+    return awaitMetrics(max, done, "/metrics", every);
   }
 
   private Duration awaitMetrics(Duration max, Predicate<String> done, String path)
+      throws InterruptedException {
+    return awaitMetrics(max, done, path, Duration.ofMillis(100));
+  }
+
+  private Duration awaitMetrics(Duration max, Predicate<String> done, String path, Duration every)
       throws InterruptedException {
     long until = System.nanoTime() + max.toNanos();
     while (System.nanoTime() < until) {
@@ -171,7 +178,7 @@ final class OperatorProcess implements OperatorLauncher {
       } catch (IOException e) {
         // not listening yet
       }
-      Thread.sleep(100);
+      Thread.sleep(every.toMillis());
     }
     throw new IllegalStateException(
         "the operator did not get there within " + max.toSeconds() + " s; see " + log());

@@ -143,7 +143,16 @@ public final class ScaleBenchmarkCommand implements Callable<Integer> {
     boolean fake = n >= fakeFrom;
     Path runDir = dir.toAbsolutePath().resolve("n" + n);
     clean(runDir);
-    SandboxConfig config = SandboxConfig.defaults(runDir);
+    // Controllers act on events; a slow resync keeps the sandbox's own load (a list of every
+    // object per controller and pass) from crowding the operator on this machine's two cores.
+    // Nodes are not what is measured: a sandbox busy with a thousand clusters can renew its nodes'
+    // Leases late, and a node marked unreachable would have the operator (rightly) report every
+    // member on it.
+    SandboxConfig config =
+        SandboxConfig.defaults(runDir)
+            .withResync(Duration.ofSeconds(10))
+            .withNodeTimings(
+                Duration.ofMinutes(10), Duration.ofMinutes(30), Duration.ofSeconds(10));
     OperatorProcess operator =
         new OperatorProcess(jar, options, memory, runDir.resolve("operator"), config.tag());
     System.out.printf(
@@ -170,7 +179,10 @@ public final class ScaleBenchmarkCommand implements Callable<Integer> {
       if (!allReady) {
         throw new SandboxException("not every cluster became Ready");
       }
-      Thread.sleep(10_000);
+      Duration quiet = awaitQuiet(sandbox, Duration.ofSeconds(10), Duration.ofMinutes(5));
+      System.out.printf(
+          "settled:       no API write for 10 s, %.1f s after all were Ready%n",
+          quiet.toMillis() / 1000.0);
       if (profile) {
         operator.jcmd(
             "JFR.start",
@@ -242,7 +254,8 @@ public final class ScaleBenchmarkCommand implements Callable<Integer> {
         operator.awaitMetrics(
             Duration.ofMinutes(5),
             page ->
-                Metrics.sum(page, "etcd_operator_reconcile_duration_seconds_count", l -> true) > 0);
+                Metrics.sum(page, "etcd_operator_reconcile_duration_seconds_count", l -> true) > 0,
+            Duration.ofMillis(100));
     Duration converged =
         operator.awaitMetrics(
             Duration.ofMinutes(10),
@@ -253,11 +266,41 @@ public final class ScaleBenchmarkCommand implements Callable<Integer> {
                   Metrics.byLabel(page, "etcd_operator_cluster_members_healthy", "name");
               return quorum.values().stream().filter(v -> v == 1).count() >= n
                   && healthy.values().stream().filter(v -> v >= 1).count() >= n;
-            });
+            },
+            Duration.ofSeconds(1));
     System.out.printf(
         "cold start:    first reconcile %.2f s after the process started; all %d clusters seen"
             + " with quorum and healthy after %.2f s%n",
         first.toMillis() / 1000.0, n, converged.toMillis() / 1000.0);
+  }
+
+  /**
+   * Waits until the operator has written nothing to the API for {@code window} (clusters that just
+   * formed still have their ConfigMap and status written once more); returns how long that took.
+   */
+  private static Duration awaitQuiet(Sandbox sandbox, Duration window, Duration max)
+      throws InterruptedException {
+    long start = System.nanoTime();
+    long writes = writes(sandbox);
+    long since = start;
+    while (System.nanoTime() - start < max.toNanos()) {
+      Thread.sleep(500);
+      long now = writes(sandbox);
+      if (now != writes) {
+        writes = now;
+        since = System.nanoTime();
+      } else if (System.nanoTime() - since >= window.toNanos()) {
+        break;
+      }
+    }
+    return Duration.ofNanos(System.nanoTime() - start);
+  }
+
+  private static long writes(Sandbox sandbox) {
+    return sandbox.operatorUsage().requests().entrySet().stream()
+        .filter(e -> Idle.WRITES.contains(e.getKey()))
+        .mapToLong(java.util.Map.Entry::getValue)
+        .sum();
   }
 
   static String name(int i) {

@@ -50,7 +50,10 @@ public final class Scheduler extends Controller {
   @Override
   public void start() {
     this.<Pod>watch(w -> client.pods().inAnyNamespace().watch(w));
-    // nodes and claims: the resync looks every second (watches on the shared client cost it)
+    // A pod waits for its claims to be bound: their binding must wake the scheduler, not the next
+    // resync (a whole resync period of every new cluster's bootstrap). Nodes: the resync.
+    this.<PersistentVolumeClaim>watch(
+        w -> client.persistentVolumeClaims().inAnyNamespace().watch(w));
     super.start();
   }
 
