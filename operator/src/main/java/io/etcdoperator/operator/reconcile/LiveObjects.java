@@ -5,6 +5,7 @@ import io.etcdoperator.operator.model.Names;
 import io.etcdoperator.operator.observe.ClusterObserver;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Service;
@@ -12,6 +13,7 @@ import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -36,6 +38,15 @@ import java.util.Set;
  * </ul>
  *
  * Lookups are kept for the reconcile, so observing and acting make at most one call per name.
+ *
+ * <p>An object in the caches that an EtcdCluster of another UID owns is a leftover of an earlier
+ * cluster of the same name, deleted moments ago, that the garbage collector has not collected yet
+ * ({@link #ofAnotherCluster}). It is not this cluster's: taken for its own, an earlier cluster's
+ * {@code existing} cluster-state ConfigMap made a new cluster wait for members it never had, with
+ * nothing to bootstrap it, for good (the ConfigMap was written again as its own). It is looked up
+ * as any name the caches lack, found foreign, and left for the collector; its deletion reconciles
+ * the cluster. An object of ours that nothing owns (its EtcdCluster was deleted with {@code
+ * propagationPolicy: Orphan}) is still taken, as it was meant to be.
  */
 final class LiveObjects implements ClusterObjects.Live {
   private static final Set<Class<?>> BY_NAME =
@@ -63,9 +74,28 @@ final class LiveObjects implements ClusterObjects.Live {
 
   @Override
   public <R extends HasMetadata> Optional<R> cached(Class<R> type, String objectName) {
+    String uid = cluster.getMetadata().getUid();
     return context.getSecondaryResources(type).stream()
         .filter(r -> objectName.equals(r.getMetadata().getName()))
+        .filter(r -> !ofAnotherCluster(r, uid))
         .findFirst();
+  }
+
+  /** Whether EtcdClusters own the object, none of them the one of this UID. */
+  static boolean ofAnotherCluster(HasMetadata o, String uid) {
+    List<OwnerReference> owners = o.getMetadata().getOwnerReferences();
+    if (owners == null) {
+      return false;
+    }
+    String group = HasMetadata.getGroup(EtcdCluster.class) + "/";
+    String kind = HasMetadata.getKind(EtcdCluster.class);
+    List<OwnerReference> clusters =
+        owners.stream()
+            .filter(r -> kind.equals(r.getKind()))
+            .filter(r -> r.getApiVersion() != null && r.getApiVersion().startsWith(group))
+            .toList();
+    return !clusters.isEmpty()
+        && clusters.stream().noneMatch(r -> java.util.Objects.equals(r.getUid(), uid));
   }
 
   @Override
