@@ -98,4 +98,84 @@ class StatusTruthE2EIT {
       e2e.awaitReady("test", Duration.ofMinutes(1));
     }
   }
+
+  /**
+   * Issue 15: an idle cluster costs the operator no API request and no reconcile but its resync,
+   * while its members are still watched: a frozen follower (no pod event: its pod stays Ready for
+   * 14 s) is no longer shown healthy within the watch's period, its deadline and one reconcile.
+   */
+  @Test
+  void anIdleClusterCostsNoRequestAndAFrozenFollowerIsStillSeen() throws Exception {
+    io.etcdoperator.sandbox.EtcdOperatorLauncher launcher =
+        new io.etcdoperator.sandbox.EtcdOperatorLauncher();
+    try (E2E e2e = E2E.start(SandboxConfig.defaults(dir), launcher)) {
+      e2e.apply("seed-000-fixed.yaml");
+      e2e.awaitReady("test", Duration.ofMinutes(2));
+      var operator = launcher.running().get(0);
+      // Formed clusters have their ConfigMap and status written once more: wait until nothing is.
+      long[] last = {writes(e2e)};
+      long[] since = {System.nanoTime()};
+      org.awaitility.Awaitility.await()
+          .atMost(Duration.ofSeconds(60))
+          .until(
+              () -> {
+                long now = writes(e2e);
+                if (now != last[0]) {
+                  last[0] = now;
+                  since[0] = System.nanoTime();
+                }
+                return System.nanoTime() - since[0] > Duration.ofSeconds(5).toNanos();
+              });
+
+      long writesBefore = writes(e2e);
+      double reconcilesBefore = operator.successfulReconciles();
+      double checksBefore = watchChecks(operator.scrapeMetrics());
+      Thread.sleep(12_000); // a window in which nothing changes: what it costs is what is measured
+      long writes = writes(e2e) - writesBefore;
+      double reconciles = operator.successfulReconciles() - reconcilesBefore;
+      double checks = watchChecks(operator.scrapeMetrics()) - checksBefore;
+      System.out.printf(
+          "idle 12 s: %d API writes, %.0f reconciles, %.0f member watch checks%n",
+          writes, reconciles, checks);
+      assertThat(writes).isZero();
+      // a Ready cluster is resynced every 30 s: one reconcile at most in 12 s (it was every 2 s)
+      assertThat(reconciles).isLessThanOrEqualTo(1);
+      assertThat(checks).isGreaterThanOrEqualTo(4);
+
+      // A frozen member's pod stays Ready (its probe fails only after 14 s): to the operator it
+      // is a member it cannot reach, not one it knows to be down. Its health is then no longer
+      // claimed (Unknown, with the reason) and the cluster is Degraded.
+      e2e.sandbox().faults().freeze(E2E.NS, "test-2");
+      Duration seen =
+          e2e.timeUntil(
+              "test",
+              s ->
+                  e2e.member("test", "test-2").map(m -> m.getHealthy() == null).orElse(false)
+                      && E2E.condition(s, "Degraded")
+                          .map(d -> "True".equals(d.getStatus()))
+                          .orElse(false),
+              Duration.ofSeconds(10));
+      System.out.printf(
+          "status: a frozen member no longer shown healthy after %d ms%n", seen.toMillis());
+      // the watch's 2 s, its 0.5 s deadline, the reconcile's 1 s deadline, the write
+      assertThat(seen).isLessThan(Duration.ofSeconds(5));
+      e2e.sandbox().faults().thaw(E2E.NS, "test-2");
+      e2e.awaitReady("test", Duration.ofMinutes(1));
+    }
+  }
+
+  private static long writes(E2E e2e) {
+    return e2e.sandbox().operatorUsage().requests().entrySet().stream()
+        .filter(e -> java.util.Set.of("create", "update", "patch", "delete").contains(e.getKey()))
+        .mapToLong(java.util.Map.Entry::getValue)
+        .sum();
+  }
+
+  private static double watchChecks(String metrics) {
+    return metrics
+        .lines()
+        .filter(l -> l.startsWith("etcd_operator_member_watch_checks"))
+        .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)))
+        .sum();
+  }
 }
