@@ -433,18 +433,26 @@ final class PodWorker {
     if (cfg.etcd() && fake != null) {
       return fakeEtcd(fake, c, cfg, hostname, mounts);
     }
-    return ProcessLauncher.start(
-        new ProcessLauncher.Spec(
-            cfg.argv(),
-            cfg.env(),
-            hostname,
-            kubelet.dns().podHostsFile(this),
-            kubelet.dns().resolvConf(this),
-            mounts,
-            c.getWorkingDir(),
-            logFile(c),
-            kubelet.config().tag(),
-            runAs(c)));
+    return ProcessLauncher.start(processSpec(cfg.argv(), c, cfg, hostname, mounts));
+  }
+
+  private ProcessLauncher.Spec processSpec(
+      List<String> argv,
+      Container c,
+      ContainerConfig cfg,
+      String hostname,
+      List<ProcessLauncher.Mount> mounts) {
+    return new ProcessLauncher.Spec(
+        argv,
+        cfg.env(),
+        hostname,
+        kubelet.dns().podHostsFile(this),
+        kubelet.dns().resolvConf(this),
+        mounts,
+        c.getWorkingDir(),
+        logFile(c),
+        kubelet.config().tag(),
+        runAs(c));
   }
 
   /**
@@ -460,18 +468,7 @@ final class PodWorker {
       List<ProcessLauncher.Mount> mounts)
       throws IOException {
     Process p =
-        ProcessLauncher.start(
-            new ProcessLauncher.Spec(
-                List.of("sleep", "infinity"),
-                cfg.env(),
-                hostname,
-                kubelet.dns().podHostsFile(this),
-                kubelet.dns().resolvConf(this),
-                mounts,
-                c.getWorkingDir(),
-                logFile(c),
-                kubelet.config().tag(),
-                runAs(c)));
+        ProcessLauncher.start(processSpec(List.of("sleep", "infinity"), c, cfg, hostname, mounts));
     long pid = p.pid();
     Path stat = Path.of("/proc", String.valueOf(pid), "stat");
     io.etcdoperator.sandbox.fake.FakeEtcd.Member member;

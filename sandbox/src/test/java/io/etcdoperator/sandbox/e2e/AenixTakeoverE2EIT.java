@@ -176,14 +176,7 @@ class AenixTakeoverE2EIT {
               .build();
       e2e.client().resource(foreign).create();
       e2e.apply(Cluster.THREE_MEMBERS.replace("name: test", "name: other"));
-      await()
-          .atMost(STEP)
-          .until(
-              () ->
-                  E2E.condition(c.status(), "Progressing")
-                      .map(p -> p.getReason().equals("ApiRefused"))
-                      .orElse(false));
-      String message = E2E.condition(c.status(), "Progressing").orElseThrow().getMessage();
+      String message = awaitRefused(c);
       System.out.println("foreign ConfigMap: " + message);
       assertThat(message)
           .contains("ConfigMap other-cluster-state exists and is not this EtcdCluster's");
@@ -230,14 +223,7 @@ class AenixTakeoverE2EIT {
               .build();
       String leftoverUid = e2e.client().resource(leftover).create().getMetadata().getUid();
       e2e.apply(Cluster.THREE_MEMBERS.replace("name: test", "name: again"));
-      await()
-          .atMost(STEP)
-          .until(
-              () ->
-                  E2E.condition(c.status(), "Progressing")
-                      .map(p -> p.getReason().equals("ApiRefused"))
-                      .orElse(false));
-      String message = E2E.condition(c.status(), "Progressing").orElseThrow().getMessage();
+      String message = awaitRefused(c);
       System.out.println("leftover ConfigMap: " + message);
       assertThat(message)
           .contains("ConfigMap again-cluster-state exists and is not this EtcdCluster's");
@@ -253,6 +239,18 @@ class AenixTakeoverE2EIT {
       e2e.client().resource(now).delete();
       c.awaitConverged(1, 3, STEP);
     }
+  }
+
+  /** Waits for Progressing to say a write was refused, and returns what it says. */
+  private static String awaitRefused(Cluster c) {
+    await()
+        .atMost(STEP)
+        .until(
+            () ->
+                E2E.condition(c.status(), "Progressing")
+                    .map(p -> p.getReason().equals("ApiRefused"))
+                    .orElse(false));
+    return E2E.condition(c.status(), "Progressing").orElseThrow().getMessage();
   }
 
   static long readyPods(Cluster c) {
