@@ -48,6 +48,11 @@ import java.util.OptionalInt;
  * or {@code existing}, decided from the world).
  */
 public final class EtcdClusterModel {
+  /** The etcd image members run when the spec names none. */
+  public static String defaultEtcdImage() {
+    return EtcdFlags.DEFAULT_IMAGE;
+  }
+
   private final String name;
   private final String namespace;
   private final String uid;

@@ -1,6 +1,7 @@
 package io.etcdoperator.operator.plan;
 
 import io.etcdoperator.operator.model.ClusterState;
+import io.etcdoperator.operator.model.EtcdVersion;
 import io.etcdoperator.operator.model.InitialMember;
 import io.etcdoperator.operator.model.Names;
 import io.etcdoperator.operator.observe.ClaimView;
@@ -260,7 +261,32 @@ final class Decisions {
             line(true, Conditions.MEMBERS_READY, message),
             line(false, Conditions.RECONCILED, "nothing to do"),
             degraded(s, Conditions.MEMBERS_HEALTHY));
-    return new Decision(new Step.None(), quorumKeep(s), report, untilNextFiring(s));
+    Duration requeue = untilNextFiring(s);
+    if (clusterVersionToBeRaised(s) && requeue.compareTo(Planner.VERSION_RESYNC) > 0) {
+      requeue = Planner.VERSION_RESYNC;
+    }
+    return new Decision(new Step.None(), quorumKeep(s), report, requeue);
+  }
+
+  /**
+   * Whether etcd is about to raise the cluster version: every member that answers runs a later
+   * minor version than the cluster version (just after an upgrade's last restart, or a bootstrap's
+   * 3.0). Its leader does so within seconds, and nothing wakes the operator then (no pod changes,
+   * no member's Status does): the status would show the old cluster version until the resync.
+   */
+  static boolean clusterVersionToBeRaised(Situation s) {
+    Optional<EtcdVersion> cluster = s.view().clusterVersion().flatMap(EtcdVersion::parse);
+    List<EtcdVersion> members =
+        s.view().probes().values().stream()
+            .filter(MemberProbe::reachable)
+            .map(MemberProbe::version)
+            .filter(java.util.Objects::nonNull)
+            .map(EtcdVersion::parse)
+            .flatMap(Optional::stream)
+            .toList();
+    return cluster.isPresent()
+        && !members.isEmpty()
+        && members.stream().allMatch(m -> cluster.get().minorsTo(m) > 0);
   }
 
   /**

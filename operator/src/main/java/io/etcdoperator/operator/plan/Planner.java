@@ -95,6 +95,12 @@ public final class Planner {
    */
   public static final Duration READY_RESYNC = Duration.ofSeconds(30);
 
+  /**
+   * How often to look at a Ready cluster whose members all run a later minor version than the
+   * cluster version, until etcd raises it ({@link Decisions#clusterVersionToBeRaised}).
+   */
+  public static final Duration VERSION_RESYNC = Duration.ofSeconds(2);
+
   /** How often to look while something is pending. */
   public static final Duration PENDING_RESYNC = Duration.ofMillis(500);
 

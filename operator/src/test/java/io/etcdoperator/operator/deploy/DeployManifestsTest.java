@@ -79,6 +79,17 @@ class DeployManifestsTest {
    * malloc arenas), and the build context lets in every file the image copies (it once let in a jar
    * path the Dockerfile did not copy, and not the one it did).
    */
+  /**
+   * The image's etcd tools (a restore's etcdutl, a point-in-time restore's etcd) are those of the
+   * default etcd image: the Dockerfile said 3.5.17 while members ran 3.5.30.
+   */
+  @Test
+  void imageCarriesTheEtcdToolsOfTheDefaultEtcdImage() throws IOException {
+    String dockerfile = Files.readString(HelmChartTest.DEPLOY.resolve("image/Dockerfile"));
+    String defaultImage = io.etcdoperator.operator.model.EtcdClusterModel.defaultEtcdImage();
+    assertThat(dockerfile).contains("FROM " + defaultImage + " AS etcd");
+  }
+
   @Test
   void imageAndLauncherRunTheSameJvmSettings() throws IOException {
     String dockerfile = Files.readString(HelmChartTest.DEPLOY.resolve("image/Dockerfile"));

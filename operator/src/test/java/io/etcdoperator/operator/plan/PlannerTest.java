@@ -1805,6 +1805,29 @@ class PlannerTest {
   }
 
   /**
+   * A Ready cluster whose members all run a later minor version than the cluster version is looked
+   * at again within seconds: etcd raises the cluster version shortly, and nothing else would wake
+   * the operator to show it (an upgrade's last restart, a bootstrap's 3.0).
+   */
+  @Test
+  void readyClusterIsLookedAtSoonWhileEtcdIsToRaiseItsClusterVersion() {
+    record Row(String members, String cluster, Duration expected) {}
+    for (Row row :
+        List.of(
+            new Row("3.5.30", "3.5.0", Planner.READY_RESYNC),
+            new Row("3.5.30", "3.4.0", Planner.VERSION_RESYNC), // the upgrade's last restart done
+            new Row("3.5.30", "3.0.0", Planner.VERSION_RESYNC), // just formed
+            new Row("3.4.23", "3.4.0", Planner.READY_RESYNC))) {
+      Plan plan =
+          Planner.plan(
+              target(3),
+              Views.healthy(3).version(row.members()).clusterVersion(row.cluster()).build());
+      assertThat(plan.rule()).as(row.toString()).isEqualTo("InSync");
+      assertThat(plan.requeueAfter()).as(row.toString()).isEqualTo(row.expected());
+    }
+  }
+
+  /**
    * A Ready cluster is looked at again by the time its defragmentation schedule fires (nothing else
    * wakes it at a time of day), and after the resync when it fires later. Each round of every
    * member was recorded at 12:00:00 UTC ({@link Views#NOW}); the view is taken some seconds later.
