@@ -89,9 +89,9 @@ import java.util.Optional;
 public final class Planner {
   /**
    * How often to look when the cluster is Ready and nothing else wakes the operator: events of its
-   * objects do, and so does the member watch, which asks every member for its Status every second
-   * and wakes the reconcile when one says something new ({@code observe.MemberWatch}). This resync
-   * is for what neither looks at: a member list changed by hand, database sizes for the metrics.
+   * objects do, and so does the member watch, which asks every member for its Status every 2 s and
+   * wakes the reconcile when one says something new ({@code observe.MemberWatch}). This resync is
+   * for what neither looks at: a member list changed by hand, database sizes for the metrics.
    */
   public static final Duration READY_RESYNC = Duration.ofSeconds(30);
 
