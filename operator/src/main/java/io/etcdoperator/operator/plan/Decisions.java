@@ -276,14 +276,7 @@ final class Decisions {
    */
   static boolean clusterVersionToBeRaised(Situation s) {
     Optional<EtcdVersion> cluster = s.view().clusterVersion().flatMap(EtcdVersion::parse);
-    List<EtcdVersion> members =
-        s.view().probes().values().stream()
-            .filter(MemberProbe::reachable)
-            .map(MemberProbe::version)
-            .filter(java.util.Objects::nonNull)
-            .map(EtcdVersion::parse)
-            .flatMap(Optional::stream)
-            .toList();
+    List<EtcdVersion> members = s.facts().answeringVersions();
     return cluster.isPresent()
         && !members.isEmpty()
         && members.stream().allMatch(m -> cluster.get().minorsTo(m) > 0);

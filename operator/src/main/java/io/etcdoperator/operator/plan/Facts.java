@@ -2,6 +2,7 @@ package io.etcdoperator.operator.plan;
 
 import io.etcdoperator.operator.model.ClusterState;
 import io.etcdoperator.operator.model.EtcdSigns;
+import io.etcdoperator.operator.model.EtcdVersion;
 import io.etcdoperator.operator.model.Names;
 import io.etcdoperator.operator.observe.ClaimView;
 import io.etcdoperator.operator.observe.ClusterView;
@@ -180,6 +181,17 @@ final class Facts {
   }
 
   /** The probe of a member, if the ordinal was probed and the answer came from that member. */
+  /** The etcd versions the members that answer run. */
+  List<EtcdVersion> answeringVersions() {
+    return members.stream()
+        .map(this::probeOf)
+        .flatMap(Optional::stream)
+        .filter(MemberProbe::reachable)
+        .map(p -> EtcdVersion.parse(p.version()))
+        .flatMap(Optional::stream)
+        .toList();
+  }
+
   Optional<MemberProbe> probeOf(Member m) {
     return view.probe(m.ordinal())
         .filter(p -> !p.reachable() || p.memberId() == 0 || p.memberId() == m.id());

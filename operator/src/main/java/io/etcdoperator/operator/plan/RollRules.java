@@ -1,7 +1,6 @@
 package io.etcdoperator.operator.plan;
 
 import io.etcdoperator.operator.model.EtcdVersion;
-import io.etcdoperator.operator.observe.MemberProbe;
 import io.etcdoperator.operator.observe.PodView;
 import io.etcdoperator.operator.plan.Facts.Member;
 import java.util.Collections;
@@ -226,13 +225,7 @@ final class RollRules {
     Optional<EtcdVersion> target = s.desired().etcdVersion();
     boolean upgrade =
         target.isPresent()
-            && f.members.stream()
-                .map(f::probeOf)
-                .flatMap(Optional::stream)
-                .filter(MemberProbe::reachable)
-                .map(p -> EtcdVersion.parse(p.version()))
-                .flatMap(Optional::stream)
-                .anyMatch(v -> !v.sameMinor(target.get()));
+            && f.answeringVersions().stream().anyMatch(v -> !v.sameMinor(target.get()));
     if (upgrade) {
       return Optional.of(
           new Decisions.Stuck(

@@ -17,7 +17,6 @@ record Idle(
     double reconciles,
     Map<String, Long> requests,
     Map<String, Duration> threads) {
-  static final Set<String> WRITES = Set.of("create", "update", "patch", "delete");
   private static final Set<String> READS = Set.of("get", "list");
 
   /** Measures over {@code window}, which the caller lets pass untouched. */
@@ -78,7 +77,7 @@ record Idle(
   }
 
   double writesPerReconcile() {
-    return perReconcile(WRITES);
+    return perReconcile(io.etcdoperator.sandbox.api.auth.RbacUsage.WRITES);
   }
 
   double readsPerReconcile() {

@@ -139,7 +139,7 @@ final class OperatorProcess implements OperatorLauncher {
 
   /** Waits until {@code /readyz} answers 200; throws when the process died or after {@code max}. */
   void awaitReady(Duration max) throws InterruptedException {
-    awaitMetrics(max, page -> true, "/readyz");
+    awaitMetrics(max, page -> true, "/readyz", Duration.ofMillis(100));
   }
 
   /**
@@ -150,11 +150,6 @@ final class OperatorProcess implements OperatorLauncher {
   Duration awaitMetrics(Duration max, Predicate<String> done, Duration every)
       throws InterruptedException {
     return awaitMetrics(max, done, "/metrics", every);
-  }
-
-  private Duration awaitMetrics(Duration max, Predicate<String> done, String path)
-      throws InterruptedException {
-    return awaitMetrics(max, done, path, Duration.ofMillis(100));
   }
 
   private Duration awaitMetrics(Duration max, Predicate<String> done, String path, Duration every)

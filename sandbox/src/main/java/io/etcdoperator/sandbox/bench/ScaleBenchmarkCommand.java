@@ -281,11 +281,11 @@ public final class ScaleBenchmarkCommand implements Callable<Integer> {
   private static Duration awaitQuiet(Sandbox sandbox, Duration window, Duration max)
       throws InterruptedException {
     long start = System.nanoTime();
-    long writes = writes(sandbox);
+    long writes = sandbox.operatorUsage().writes();
     long since = start;
     while (System.nanoTime() - start < max.toNanos()) {
       Thread.sleep(500);
-      long now = writes(sandbox);
+      long now = sandbox.operatorUsage().writes();
       if (now != writes) {
         writes = now;
         since = System.nanoTime();
@@ -294,13 +294,6 @@ public final class ScaleBenchmarkCommand implements Callable<Integer> {
       }
     }
     return Duration.ofNanos(System.nanoTime() - start);
-  }
-
-  private static long writes(Sandbox sandbox) {
-    return sandbox.operatorUsage().requests().entrySet().stream()
-        .filter(e -> Idle.WRITES.contains(e.getKey()))
-        .mapToLong(java.util.Map.Entry::getValue)
-        .sum();
   }
 
   static String name(int i) {

@@ -113,13 +113,13 @@ class StatusTruthE2EIT {
       e2e.awaitReady("test", Duration.ofMinutes(2));
       var operator = launcher.running().get(0);
       // Formed clusters have their ConfigMap and status written once more: wait until nothing is.
-      long[] last = {writes(e2e)};
+      long[] last = {e2e.sandbox().operatorUsage().writes()};
       long[] since = {System.nanoTime()};
       org.awaitility.Awaitility.await()
           .atMost(Duration.ofSeconds(60))
           .until(
               () -> {
-                long now = writes(e2e);
+                long now = e2e.sandbox().operatorUsage().writes();
                 if (now != last[0]) {
                   last[0] = now;
                   since[0] = System.nanoTime();
@@ -127,11 +127,11 @@ class StatusTruthE2EIT {
                 return System.nanoTime() - since[0] > Duration.ofSeconds(5).toNanos();
               });
 
-      long writesBefore = writes(e2e);
+      long writesBefore = e2e.sandbox().operatorUsage().writes();
       double reconcilesBefore = operator.successfulReconciles();
       double checksBefore = watchChecks(operator.scrapeMetrics());
       Thread.sleep(12_000); // a window in which nothing changes: what it costs is what is measured
-      long writes = writes(e2e) - writesBefore;
+      long writes = e2e.sandbox().operatorUsage().writes() - writesBefore;
       double reconciles = operator.successfulReconciles() - reconcilesBefore;
       double checks = watchChecks(operator.scrapeMetrics()) - checksBefore;
       System.out.printf(
@@ -162,13 +162,6 @@ class StatusTruthE2EIT {
       e2e.sandbox().faults().thaw(E2E.NS, "test-2");
       e2e.awaitReady("test", Duration.ofMinutes(1));
     }
-  }
-
-  private static long writes(E2E e2e) {
-    return e2e.sandbox().operatorUsage().requests().entrySet().stream()
-        .filter(e -> java.util.Set.of("create", "update", "patch", "delete").contains(e.getKey()))
-        .mapToLong(java.util.Map.Entry::getValue)
-        .sum();
   }
 
   private static double watchChecks(String metrics) {

@@ -97,6 +97,18 @@ public final class RbacUsage {
     return out;
   }
 
+  /** The verbs that change what the API server holds. */
+  public static final java.util.Set<String> WRITES =
+      java.util.Set.of("create", "update", "patch", "delete");
+
+  /** How many requests so far changed what the API server holds ({@link #WRITES}). */
+  public long writes() {
+    return requests().entrySet().stream()
+        .filter(e -> WRITES.contains(e.getKey()))
+        .mapToLong(Map.Entry::getValue)
+        .sum();
+  }
+
   /** Every use so far, sorted. */
   public List<Use> uses() {
     List<Use> all = new ArrayList<>(uses);
