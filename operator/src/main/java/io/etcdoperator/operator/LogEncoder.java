@@ -17,10 +17,16 @@ public final class LogEncoder extends EncoderBase<ILoggingEvent> {
           + " %logger{20} - %msg%n";
 
   private Encoder<ILoggingEvent> delegate;
+  private boolean json = "json".equalsIgnoreCase(System.getenv("LOG_FORMAT"));
+
+  /** JSON lines rather than text (default: {@code LOG_FORMAT}); before {@link #start}. */
+  public void setJson(boolean json) {
+    this.json = json;
+  }
 
   @Override
   public void start() {
-    if ("json".equalsIgnoreCase(System.getenv("LOG_FORMAT"))) {
+    if (json) {
       JsonEncoder json = new JsonEncoder();
       json.setWithSequenceNumber(false);
       json.setWithNanoseconds(false);

@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.jar.JarFile;
 import java.util.zip.ZipEntry;
@@ -54,6 +55,61 @@ class ProductJarIT {
     assertThat(entries)
         .as("service registrations of the sandbox")
         .noneMatch(e -> e.startsWith("META-INF/services/io.etcdoperator.sandbox."));
+  }
+
+  /**
+   * The operator's logging comes from its code (LogConfigurator), not from an XML file: logback's
+   * XML configuration and the JDK's XML parser are never loaded. Lines go to stderr, as text or
+   * JSON, at the level the environment says.
+   */
+  @Test
+  void logsToStderrWithoutLoadingAnXmlParser() throws Exception {
+    record Run(String stdout, String stderr) {}
+    java.util.function.Function<Map<String, String>, Run> run =
+        env -> {
+          try {
+            ProcessBuilder b =
+                new ProcessBuilder(
+                    Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                    "-verbose:class",
+                    "-cp",
+                    JAR + java.io.File.pathSeparator + Path.of("target", "test-classes"),
+                    LogLine.class.getName());
+            b.environment().remove("LOG_FORMAT");
+            b.environment().remove("LOG_LEVEL");
+            b.environment().putAll(env);
+            Process p = b.start();
+            var err =
+                java.util.concurrent.CompletableFuture.supplyAsync(() -> read(p.getErrorStream()));
+            String out = read(p.getInputStream());
+            assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+            assertThat(p.exitValue()).as(err.join()).isZero();
+            return new Run(out, err.join());
+          } catch (IOException | InterruptedException e) {
+            throw new AssertionError(e);
+          }
+        };
+    Run text = run.apply(Map.of());
+    assertThat(text.stderr().lines())
+        .singleElement()
+        .satisfies(
+            l -> assertThat(l).matches(".*INFO  \\[default/test\\] .*Probe - member 2 joined"));
+    assertThat(text.stdout())
+        .contains("ch.qos.logback.classic.LoggerContext")
+        .doesNotContain("ch.qos.logback.core.joran.GenericXMLConfigurator", "org.apache.xerces");
+    Run json = run.apply(Map.of("LOG_FORMAT", "json", "LOG_LEVEL", "DEBUG"));
+    assertThat(json.stderr().lines())
+        .hasSize(2)
+        .allSatisfy(l -> assertThat(l).startsWith("{"))
+        .anySatisfy(l -> assertThat(l).contains("\"level\":\"DEBUG\"", "seen at DEBUG"));
+  }
+
+  private static String read(java.io.InputStream in) {
+    try (in) {
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
   }
 
   @Test
