@@ -1839,7 +1839,7 @@ class PlannerTest {
         List.of(
             new Row("0 * * * *", 45, Planner.READY_RESYNC), // next at 13:00
             new Row("0 0 * * *", 45, Planner.READY_RESYNC), // next at midnight
-            new Row("* * * * *", 10, Planner.READY_RESYNC), // next at 12:01, 50 s away
+            new Row("* * * * *", 10, Duration.ofMillis(50_100)), // next at 12:01, 50 s away
             new Row("* * * * *", 45, Duration.ofMillis(15_100)),
             new Row("1 12 * * *", 59, Duration.ofMillis(1_100)))) {
       var d = io.etcdoperator.operator.model.Maintenance.DEFAULTS;
