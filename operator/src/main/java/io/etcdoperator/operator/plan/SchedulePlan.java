@@ -25,6 +25,11 @@ import java.util.Optional;
  *       scheduled-at} of the schedule's backups, or {@code status.lastScheduleTime}, or the
  *       schedule's creation) and not after now. Firings missed while the operator was away are not
  *       made up: one backup, for the latest.
+ *   <li>A continuous schedule that has never fired (no backup, no {@code lastScheduleTime}) takes
+ *       its first backup now, as if a firing were due: the change log is replayed onto a full
+ *       backup, so until there is one nothing the archiver keeps can be restored, and a daily
+ *       schedule would leave the first day unprotected. Its firing is the schedule's creation, so
+ *       that every reconcile until it is seen names the same backup.
  *   <li>If one is due and one of the schedule's backups is still Pending or Started, the firing is
  *       skipped (Kubernetes CronJob's {@code concurrencyPolicy: Forbid}): it is recorded as handled
  *       and nothing is created. Otherwise a backup named {@code <schedule>-<yyyyMMddHHmm>} (the
@@ -79,6 +84,7 @@ public final class SchedulePlan {
    * @param keepFailed failed backups to keep
    * @param lastScheduleTime the status's record of the last firing handled, if any
    * @param backups the schedule's backups that are not being deleted
+   * @param continuous whether {@code spec.continuous.enabled}
    */
   public record View(
       Instant now,
@@ -90,7 +96,8 @@ public final class SchedulePlan {
       String keepFor,
       int keepFailed,
       Optional<Instant> lastScheduleTime,
-      List<OwnedBackup> backups) {}
+      List<OwnedBackup> backups,
+      boolean continuous) {}
 
   /**
    * The decision.
@@ -127,6 +134,12 @@ public final class SchedulePlan {
       handled = v.lastScheduleTime().get();
     }
     Optional<Instant> due = cron.lastBetween(handled, v.now());
+    if (due.isEmpty()
+        && v.continuous()
+        && v.backups().isEmpty()
+        && v.lastScheduleTime().isEmpty()) {
+      due = Optional.of(v.created());
+    }
     Optional<OwnedBackup> active = v.backups().stream().filter(b -> !b.finished()).findFirst();
     Optional<Create> create = Optional.empty();
     String readyMessage =

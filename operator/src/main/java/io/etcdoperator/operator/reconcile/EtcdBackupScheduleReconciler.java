@@ -266,7 +266,8 @@ public final class EtcdBackupScheduleReconciler implements Reconciler<EtcdBackup
         Optional.ofNullable(schedule.getStatus())
             .map(s -> s.getLastScheduleTime())
             .map(Instant::parse),
-        backups);
+        backups,
+        spec.getContinuous() != null && Boolean.TRUE.equals(spec.getContinuous().getEnabled()));
   }
 
   private static void create(

@@ -25,7 +25,8 @@ class SchedulePlanTest {
         keepFor,
         1,
         Optional.empty(),
-        List.of(backups));
+        List.of(backups),
+        false);
   }
 
   static OwnedBackup done(String name, Instant at) {
@@ -88,8 +89,59 @@ class SchedulePlanTest {
             "",
             1,
             Optional.of(Instant.parse("2026-11-29T12:00:00Z")),
-            List.of(done("nightly-202611290600", t)));
+            List.of(done("nightly-202611290600", t)),
+            false);
     assertThat(SchedulePlan.decide(v, null).create()).isEmpty();
+  }
+
+  /**
+   * A continuous schedule takes its first backup at once (the change log needs a base); after that,
+   * and for a schedule that is not continuous, only firings create backups.
+   */
+  @Test
+  void aContinuousScheduleTakesItsFirstBaseAtOnce() {
+    Instant now = Instant.parse("2026-11-29T06:31:20Z");
+    Instant created = Instant.parse("2026-11-29T06:30:10Z");
+    Instant six = Instant.parse("2026-11-29T06:00:00Z");
+    record Row(
+        boolean continuous,
+        Optional<Instant> lastScheduleTime,
+        List<OwnedBackup> backups,
+        Optional<SchedulePlan.Create> expected) {}
+    for (Row row :
+        List.of(
+            new Row(
+                true,
+                Optional.empty(),
+                List.of(),
+                Optional.of(new SchedulePlan.Create("nightly-202611290630", created))),
+            new Row(false, Optional.empty(), List.of(), Optional.empty()),
+            new Row(true, Optional.of(six), List.of(), Optional.empty()),
+            new Row(
+                true,
+                Optional.empty(),
+                List.of(failed("nightly-202611290600", six)),
+                Optional.empty()))) {
+      var v =
+          new SchedulePlan.View(
+              now,
+              "nightly",
+              "0 0 * * *",
+              created,
+              List.of(),
+              3,
+              "",
+              1,
+              row.lastScheduleTime(),
+              row.backups(),
+              row.continuous());
+      var d = SchedulePlan.decide(v, null);
+      assertThat(d.create()).as(row.toString()).isEqualTo(row.expected());
+      if (row.expected().isPresent()) {
+        assertThat(d.status().getLastScheduleTime()).isEqualTo(created.toString());
+        assertThat(d.status().getNextScheduleTime()).isEqualTo("2026-11-30T00:00:00Z");
+      }
+    }
   }
 
   @Test
