@@ -112,6 +112,25 @@ class ProductJarIT {
     }
   }
 
+  /** The image's and the launcher's JVM settings are ones this JVM starts with. */
+  @Test
+  void startsWithTheImagesJvmOptions() throws Exception {
+    Process p =
+        new ProcessBuilder(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "@" + Path.of("..", "deploy", "image", "jvm.options"),
+                "-XX:MaxRAM=512m",
+                "-jar",
+                JAR.toString(),
+                "version")
+            .redirectErrorStream(true)
+            .start();
+    assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(p.exitValue()).as(out).isZero();
+    assertThat(out).doesNotContain("Unrecognized", "warning");
+  }
+
   @Test
   void runsAndHasNoSandboxCommand() throws Exception {
     Process p =
