@@ -18,7 +18,7 @@ import java.util.function.UnaryOperator;
  * INFO). Libraries that are chatty at INFO log warnings only.
  *
  * <p>In code rather than in a {@code logback.xml}: reading XML loads logback's configuration model
- * and the JDK's XML parser, about 400 classes (2 to 3 MiB of the operator's memory, for ever) for a
+ * and the JDK's XML parser, about 600 classes (4 MiB of the operator's memory, for good) for a
  * dozen lines. A configuration file still wins when there is one: {@code
  * -Dlogback.configurationFile} or a {@code logback-test.xml}/{@code logback.xml} on the class path
  * (the tests' own) is read as logback always does.

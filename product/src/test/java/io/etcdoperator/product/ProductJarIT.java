@@ -112,38 +112,34 @@ class ProductJarIT {
     }
   }
 
+  /** Runs this JVM's java with {@code args}; its output (stdout and stderr) once it exited 0. */
+  private static String java(String... args) throws Exception {
+    List<String> cmd = new java.util.ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    cmd.addAll(List.of(args));
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    String out = read(p.getInputStream());
+    assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    assertThat(p.exitValue()).as(out).isZero();
+    return out;
+  }
+
   /** The image's and the launcher's JVM settings are ones this JVM starts with. */
   @Test
   void startsWithTheImagesJvmOptions() throws Exception {
-    Process p =
-        new ProcessBuilder(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "@" + Path.of("..", "deploy", "image", "jvm.options"),
-                "-XX:MaxRAM=512m",
-                "-jar",
-                JAR.toString(),
-                "version")
-            .redirectErrorStream(true)
-            .start();
-    assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertThat(p.exitValue()).as(out).isZero();
-    assertThat(out).doesNotContain("Unrecognized", "warning");
+    String out =
+        java(
+            "@" + Path.of("..", "deploy", "image", "jvm.options"),
+            "-XX:MaxRAM=512m",
+            "-jar",
+            JAR.toString(),
+            "version");
+    assertThat(out).contains("etcd-operator").doesNotContain("Unrecognized", "warning");
   }
 
   @Test
   void runsAndHasNoSandboxCommand() throws Exception {
-    Process p =
-        new ProcessBuilder(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-jar",
-                JAR.toString(),
-                "--help")
-            .redirectErrorStream(true)
-            .start();
-    assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertThat(p.exitValue()).as(out).isZero();
+    String out = java("-jar", JAR.toString(), "--help");
     assertThat(out).contains("run", "render", "version").doesNotContain("sandbox");
     assertThat(Files.size(JAR)).isPositive();
   }
