@@ -7,7 +7,7 @@ import ch.qos.logback.core.encoder.Encoder;
 import ch.qos.logback.core.encoder.EncoderBase;
 
 /**
- * Text lines by default; one JSON object per line when {@code LOG_FORMAT=json}. Both name the
+ * Text lines by default; one JSON object per line when asked ({@link #setJson}). Both name the
  * cluster a line is about: the text pattern shows {@code [namespace/name]} from the framework's
  * MDC, JSON carries the MDC as fields.
  */
@@ -17,9 +17,12 @@ public final class LogEncoder extends EncoderBase<ILoggingEvent> {
           + " %logger{20} - %msg%n";
 
   private Encoder<ILoggingEvent> delegate;
-  private boolean json = "json".equalsIgnoreCase(System.getenv("LOG_FORMAT"));
+  private boolean json;
 
-  /** JSON lines rather than text (default: {@code LOG_FORMAT}); before {@link #start}. */
+  /**
+   * JSON lines rather than text ({@link LogConfigurator} reads {@code LOG_FORMAT}); before {@link
+   * #start}.
+   */
   public void setJson(boolean json) {
     this.json = json;
   }

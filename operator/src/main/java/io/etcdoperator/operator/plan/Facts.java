@@ -180,7 +180,6 @@ final class Facts {
     return member(leaderId);
   }
 
-  /** The probe of a member, if the ordinal was probed and the answer came from that member. */
   /** The etcd versions the members that answer run. */
   List<EtcdVersion> answeringVersions() {
     return members.stream()
@@ -192,6 +191,7 @@ final class Facts {
         .toList();
   }
 
+  /** The probe of a member, if the ordinal was probed and the answer came from that member. */
   Optional<MemberProbe> probeOf(Member m) {
     return view.probe(m.ordinal())
         .filter(p -> !p.reachable() || p.memberId() == 0 || p.memberId() == m.id());

@@ -165,11 +165,10 @@ public final class EtcdBackupScheduleReconciler implements Reconciler<EtcdBackup
     var meta = schedule.getMetadata();
     var pods = client.pods().inNamespace(meta.getNamespace());
     var pod = pods.withName(Names.archiverPod(meta.getName())).get();
-    var continuous = schedule.getSpec().getContinuous();
     boolean valid =
         d.status().getConditions().stream()
             .noneMatch(c -> "Ready".equals(c.getType()) && "False".equals(c.getStatus()));
-    if (continuous == null || !Boolean.TRUE.equals(continuous.getEnabled()) || !valid) {
+    if (!continuous(schedule.getSpec()) || !valid) {
       if (pod != null) {
         pods.withName(pod.getMetadata().getName()).delete();
       }
@@ -267,7 +266,12 @@ public final class EtcdBackupScheduleReconciler implements Reconciler<EtcdBackup
             .map(s -> s.getLastScheduleTime())
             .map(Instant::parse),
         backups,
-        spec.getContinuous() != null && Boolean.TRUE.equals(spec.getContinuous().getEnabled()));
+        continuous(spec));
+  }
+
+  /** Whether {@code spec.continuous.enabled}. */
+  private static boolean continuous(io.etcdoperator.api.v1alpha1.EtcdBackupScheduleSpec spec) {
+    return spec.getContinuous() != null && Boolean.TRUE.equals(spec.getContinuous().getEnabled());
   }
 
   private static void create(
