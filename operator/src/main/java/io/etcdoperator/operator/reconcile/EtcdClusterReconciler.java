@@ -85,6 +85,7 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster> {
   private final String operatorImage;
   private final OperatorMetrics metrics;
   private final DesiredClusters desiredClusters = new DesiredClusters();
+  private final Deletions deletions = new Deletions();
 
   /** Reconciles the member watch asks for. */
   private final SimpleInboundEventSource<EtcdCluster> wakeups =
@@ -262,6 +263,7 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster> {
         watch.forget(meta.getNamespace() + "/" + meta.getName());
       }
       observer.forget(meta.getNamespace(), meta.getName());
+      deletions.forget(meta.getNamespace() + "/" + meta.getName());
       return UpdateControl.noUpdate();
     }
     try {
@@ -364,8 +366,9 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster> {
     var meta = cluster.getMetadata();
     String scheme =
         desired.model().map(m -> m.security().clientScheme()).orElse(Security.NONE.clientScheme());
-    ClusterView view =
-        observer.observe(meta.getNamespace(), meta.getName(), live.objects(), scheme, tls);
+    ClusterObserver.Objects objects =
+        withDeletions(meta.getNamespace() + "/" + meta.getName(), live.objects());
+    ClusterView view = observer.observe(meta.getNamespace(), meta.getName(), objects, scheme, tls);
     NodeWatch nodes = nodeWatch(context);
     boolean persistent = desired.model().map(m -> m.usesPersistentStorage()).orElse(true);
     return view.withStorageClass(
@@ -373,13 +376,40 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster> {
         .withPlacements(
             io.etcdoperator.operator.observe.Placements.of(
                 meta.getName(),
-                context.getSecondaryResources(Pod.class).stream().toList(),
-                context.getSecondaryResources(PersistentVolumeClaim.class).stream().toList(),
+                List.copyOf(objects.pods()),
+                List.copyOf(objects.claims()),
                 persistent,
                 nodes.nodesVisible(),
                 nodes.volumesVisible(),
                 nodes::node,
                 nodes::volume));
+  }
+
+  /**
+   * The cached objects, with the pods and claims this operator deleted shown deleted even where the
+   * cache does not show it yet (see {@link Deletions}).
+   */
+  private ClusterObserver.Objects withDeletions(String key, ClusterObserver.Objects cached) {
+    java.time.Instant now = clock.instant();
+    List<Pod> pods = deletions.pods(key, cached.pods(), now);
+    Optional<Pod> rebuild =
+        cached
+            .rebuildPod()
+            .flatMap(
+                p -> {
+                  String name = p.getMetadata().getName();
+                  Optional<Pod> corrected =
+                      pods.stream().filter(c -> name.equals(c.getMetadata().getName())).findFirst();
+                  boolean cachedAmongPods =
+                      cached.pods().stream().anyMatch(c -> name.equals(c.getMetadata().getName()));
+                  return corrected.isPresent() || cachedAmongPods ? corrected : Optional.of(p);
+                });
+    return new ClusterObserver.Objects(
+        cached.statefulSet(),
+        pods,
+        deletions.claims(key, cached.claims(), now),
+        cached.clusterState(),
+        rebuild);
   }
 
   /** The Node informer, started with the first reconcile (it needs the client). */
@@ -449,8 +479,22 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster> {
                 hook,
                 clock,
                 (namespace, name, key, value) -> annotate(context, cluster, key, value),
-                metrics::defragmented)
+                metrics::defragmented,
+                (kind, name, how) -> deleted(cluster, live, kind, name, how))
             .execute(meta.getNamespace(), meta.getName(), plan.step(), view, desired.model()));
+  }
+
+  /** Remembers a pod or claim deleted, as the cache held it, until the cache shows it deleted. */
+  private void deleted(
+      EtcdCluster cluster, LiveObjects live, String kind, String name, Deletions.How how) {
+    Class<? extends HasMetadata> type =
+        kind.equals("Pod") ? Pod.class : PersistentVolumeClaim.class;
+    var meta = cluster.getMetadata();
+    live.cached(type, name)
+        .ifPresent(
+            o ->
+                deletions.deleted(
+                    meta.getNamespace() + "/" + meta.getName(), o, how, clock.instant()));
   }
 
   /**

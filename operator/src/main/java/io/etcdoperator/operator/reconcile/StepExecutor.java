@@ -59,6 +59,7 @@ final class StepExecutor {
   private final Clock clock;
   private final Records records;
   private final Maintained maintained;
+  private final Deleted deleted;
 
   /**
    * Writes what the operator must remember of its maintenance: an annotation of the cluster-state
@@ -77,6 +78,16 @@ final class StepExecutor {
     /** {@code result} is empty when it failed. */
     void defragmented(
         String namespace, String cluster, String member, Optional<DefragResult> result);
+  }
+
+  /**
+   * Told of every pod and claim deleted, once the API server accepted it, so that the next
+   * reconcile sees it deleted (see {@link Deletions}).
+   */
+  interface Deleted {
+    Deleted NONE = (kind, name, how) -> {};
+
+    void deleted(String kind, String name, Deletions.How how);
   }
 
   /** What came of a step. */
@@ -108,6 +119,18 @@ final class StepExecutor {
       Clock clock,
       Records records,
       Maintained maintained) {
+    this(client, etcd, hook, clock, records, maintained, Deleted.NONE);
+  }
+
+  StepExecutor(
+      KubernetesClient client,
+      EtcdService etcd,
+      CallHook hook,
+      Clock clock,
+      Records records,
+      Maintained maintained,
+      Deleted deleted) {
+    this.deleted = deleted;
     this.client = client;
     this.etcd = etcd;
     this.hook = hook;
@@ -265,6 +288,7 @@ final class StepExecutor {
             "Pod",
             pod,
             () -> client.pods().inNamespace(namespace).withName(pod).delete());
+        deleted.deleted("Pod", pod, Deletions.How.GRACEFUL);
       }
       return new Outcome.Done("PodsDeleted", s.describe());
     }
@@ -276,6 +300,7 @@ final class StepExecutor {
           "Pod",
           s.pod(),
           () -> client.pods().inNamespace(namespace).withName(s.pod()).withGracePeriod(0).delete());
+      deleted.deleted("Pod", s.pod(), Deletions.How.FORCED);
       return new Outcome.Done("PodForceDeleted", s.describe());
     }
 
@@ -291,6 +316,7 @@ final class StepExecutor {
       String pod = Names.rebuildPod(cluster);
       write(
           "delete", "Pod", pod, () -> client.pods().inNamespace(namespace).withName(pod).delete());
+      deleted.deleted("Pod", pod, Deletions.How.GRACEFUL);
       return new Outcome.Done("RebuildPodDeleted", s.describe());
     }
 
@@ -302,6 +328,7 @@ final class StepExecutor {
           s.claim(),
           () ->
               client.persistentVolumeClaims().inNamespace(namespace).withName(s.claim()).delete());
+      deleted.deleted("PersistentVolumeClaim", s.claim(), Deletions.How.GRACEFUL);
       return new Outcome.Done("ClaimDeleted", s.describe());
     }
 

@@ -278,4 +278,60 @@ class StepExecutorTest {
     assertThat(((StepExecutor.Outcome.Failed) outcome).message())
         .contains("patch ConfigMap test-cluster-state");
   }
+
+  /** Every pod and claim deleted is told, with how, for the next reconcile's view. */
+  @Test
+  void tellsOfEveryPodAndClaimItDeleted() {
+    try (io.etcdoperator.testing.MockApi api = new io.etcdoperator.testing.MockApi()) {
+      var client = api.client();
+      for (String name : List.of("test-1", "test-2", "test-rebuild")) {
+        client
+            .pods()
+            .inNamespace("default")
+            .resource(
+                new io.fabric8.kubernetes.api.model.PodBuilder()
+                    .withNewMetadata()
+                    .withName(name)
+                    .endMetadata()
+                    .build())
+            .create();
+      }
+      client
+          .persistentVolumeClaims()
+          .inNamespace("default")
+          .resource(
+              new io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder()
+                  .withNewMetadata()
+                  .withName("data-test-2")
+                  .endMetadata()
+                  .build())
+          .create();
+      List<String> told = new java.util.ArrayList<>();
+      StepExecutor executor =
+          new StepExecutor(
+              client,
+              new Refusing(EtcdFailure.UNREACHABLE, ""),
+              CallHook.NONE,
+              java.time.Clock.systemUTC(),
+              StepExecutor.Records.NONE,
+              StepExecutor.Maintained.NONE,
+              (kind, name, how) -> told.add(kind + " " + name + " " + how));
+      for (Step step :
+          List.of(
+              new Step.DeletePods(List.of("test-1"), "rolling update"),
+              new Step.ForceDeletePod("test-2", "its node is lost"),
+              new Step.DeleteClaim(2, "data-test-2", "its volume is lost"),
+              new Step.DeleteRebuildPod("the rebuild is done"))) {
+        assertThat(executor.execute("default", "test", step, leaderAnswers(), Optional.empty()))
+            .isInstanceOf(StepExecutor.Outcome.Done.class);
+      }
+      assertThat(told)
+          .containsExactly(
+              "Pod test-1 GRACEFUL",
+              "Pod test-2 FORCED",
+              "PersistentVolumeClaim data-test-2 GRACEFUL",
+              "Pod test-rebuild GRACEFUL");
+      assertThat(client.pods().inNamespace("default").list().getItems()).isEmpty();
+    }
+  }
 }

@@ -478,9 +478,16 @@ class DurabilityE2EIT {
                 survivor + " holds the most advanced data \\(raft term \\d+, index \\d+\\)")
             .contains("destroys nothing and starts no new cluster")
             .contains(Names.REBUILD_OPT_IN_ANNOTATION + "=" + uid());
-        assertThat(c.events())
-            .anyMatch(
-                e -> e.getReason().equals("MajorityDataLost") && e.getType().equals("Warning"));
+        // The Event follows the status write that carries the condition.
+        await()
+            .atMost(Duration.ofSeconds(10))
+            .untilAsserted(
+                () ->
+                    assertThat(c.events())
+                        .anyMatch(
+                            e ->
+                                e.getReason().equals("MajorityDataLost")
+                                    && e.getType().equals("Warning")));
         restartOperatorAndAssertNothingDestroyed(c);
 
         // What the survivor holds, its own copy, while nothing can be acknowledged (no quorum):
@@ -518,7 +525,13 @@ class DurabilityE2EIT {
         assertThat(rebuilt.getSurvivor()).isEqualTo(survivor);
         assertThat(rebuilt.getRevision()).isPositive();
         assertThat(rebuilt.getOptIn()).isEqualTo(uid());
-        assertThat(c.events()).extracting(Event::getReason).contains("RebuildStarted", "Rebuilt");
+        await()
+            .atMost(Duration.ofSeconds(10))
+            .untilAsserted(
+                () ->
+                    assertThat(c.events())
+                        .extracting(Event::getReason)
+                        .contains("RebuildStarted", "Rebuilt"));
         assertThat(c.destructive()).contains("k8s create Pod " + Names.rebuildPod(C));
         Map<String, String> now = members.memberIds(N);
         assertThat(now.get(survivor)).isEqualTo(ids.get(survivor));
