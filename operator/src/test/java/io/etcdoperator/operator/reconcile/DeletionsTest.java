@@ -3,6 +3,7 @@ package io.etcdoperator.operator.reconcile;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.etcdoperator.operator.reconcile.Deletions.How;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -41,9 +42,9 @@ class DeletionsTest {
         .build();
   }
 
-  /** "name" for a pod as it is, "name T" terminating; one string per pod handed on. */
-  static List<String> seen(List<Pod> pods) {
-    return pods.stream()
+  /** "name/uid" for an object as it is, "name/uid T" terminating; one string per object. */
+  static List<String> seen(List<? extends HasMetadata> objects) {
+    return objects.stream()
         .map(
             p ->
                 p.getMetadata().getName()
@@ -176,26 +177,9 @@ class DeletionsTest {
                         p.getMetadata().getDeletionTimestamp() != null))
             .toList();
     // The pods of the same names are not the claims deleted.
-    assertThat(seen(d.pods(C, cachedPods, now)))
-        .isEqualTo(
-            cachedPods.stream()
-                .map(
-                    p ->
-                        p.getMetadata().getName()
-                            + "/"
-                            + p.getMetadata().getUid()
-                            + (p.getMetadata().getDeletionTimestamp() != null ? " T" : ""))
-                .toList());
-    List<String> seenClaims =
-        d.claims(C, cached, now).stream()
-            .map(
-                c ->
-                    c.getMetadata().getName()
-                        + "/"
-                        + c.getMetadata().getUid()
-                        + (c.getMetadata().getDeletionTimestamp() != null ? " T" : ""))
-            .toList();
-    assertThat(seenClaims).isEqualTo(handedOn.stream().map(s -> "data-" + s).toList());
+    assertThat(seen(d.pods(C, cachedPods, now))).isEqualTo(seen(cachedPods));
+    assertThat(seen(d.claims(C, cached, now)))
+        .isEqualTo(handedOn.stream().map(s -> "data-" + s).toList());
     assertThat(d.remembers(C)).isEqualTo(remembered);
   }
 

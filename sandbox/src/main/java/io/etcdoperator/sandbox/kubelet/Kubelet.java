@@ -575,7 +575,14 @@ public final class Kubelet implements AutoCloseable {
       for (String uid : batch) {
         PodWorker w = workers.get(uid);
         if (w != null && !w.isTerminated() && up(w.node())) {
-          writeStatus(w);
+          try {
+            writeStatus(w);
+          } catch (IllegalStateException e) {
+            if (closed) {
+              return; // the sandbox closed the client under a last write
+            }
+            throw e;
+          }
         }
       }
     }
