@@ -7,14 +7,16 @@ import java.util.Set;
 import java.util.TreeMap;
 
 /**
- * What the operator did over one window in which nothing changed: its CPU time, its reconciles
- * (from its {@code /metrics}) and its requests to the API server (counted by the sandbox for the
- * operator's ServiceAccount), by verb.
+ * What the operator did over one window in which nothing changed: its CPU time, its reconciles and
+ * the member watch's triggers among them (from its {@code /metrics}: the rest are the resync's),
+ * and its requests to the API server (counted by the sandbox for the operator's ServiceAccount), by
+ * verb.
  */
 record Idle(
     Duration window,
     Duration cpu,
     double reconciles,
+    double watchTriggers,
     Map<String, Long> requests,
     Map<String, Duration> threads) {
   private static final Set<String> READS = Set.of("get", "list");
@@ -23,7 +25,9 @@ record Idle(
   static Idle measure(OperatorProcess operator, Sandbox sandbox, Duration window) throws Exception {
     Map<String, Duration> threads0 = operator.threadCpu();
     Duration cpu0 = operator.cpu();
-    double rec0 = reconciles(operator.metrics());
+    String page0 = operator.metrics();
+    double rec0 = reconciles(page0);
+    double trig0 = watchTriggers(page0);
     Map<String, Long> req0 = sandbox.operatorUsage().requests();
     long t0 = System.nanoTime();
     Thread.sleep(window.toMillis());
@@ -39,7 +43,9 @@ record Idle(
                 threads.put(name, spent);
               }
             });
-    double rec1 = reconciles(operator.metrics());
+    String page1 = operator.metrics();
+    double rec1 = reconciles(page1);
+    double trig1 = watchTriggers(page1);
     Map<String, Long> req1 = sandbox.operatorUsage().requests();
     Map<String, Long> delta = new TreeMap<>();
     req1.forEach(
@@ -49,11 +55,17 @@ record Idle(
             delta.put(verb, d);
           }
         });
-    return new Idle(Duration.ofNanos(t1 - t0), cpu1.minus(cpu0), rec1 - rec0, delta, threads);
+    return new Idle(
+        Duration.ofNanos(t1 - t0), cpu1.minus(cpu0), rec1 - rec0, trig1 - trig0, delta, threads);
   }
 
   static double reconciles(String page) {
     return Metrics.sum(page, "etcd_operator_reconcile_duration_seconds_count", l -> true);
+  }
+
+  /** Reconciles the member watch asked for: a member said something else than expected. */
+  static double watchTriggers(String page) {
+    return Metrics.sum(page, "etcd_operator_member_watch_triggers_total", l -> true);
   }
 
   /**
@@ -74,6 +86,10 @@ record Idle(
 
   double reconcilesPerSecond() {
     return reconciles / (window.toNanos() / 1e9);
+  }
+
+  double watchTriggersPerSecond() {
+    return watchTriggers / (window.toNanos() / 1e9);
   }
 
   double writesPerReconcile() {

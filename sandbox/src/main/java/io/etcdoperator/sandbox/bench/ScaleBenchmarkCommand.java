@@ -194,11 +194,12 @@ public final class ScaleBenchmarkCommand implements Callable<Integer> {
       Idle idle = Idle.measure(operator, sandbox, Duration.ofSeconds(idleSeconds));
       long heap = operator.liveHeapBytes();
       System.out.printf(
-          "idle %3d s:    CPU %.1f %% of a core, %.1f reconciles/s, per reconcile %.3f API writes"
-              + " and %.3f reads (%s)%n",
+          "idle %3d s:    CPU %.1f %% of a core, %.1f reconciles/s (%.1f/s woken by the member"
+              + " watch), per reconcile %.3f API writes and %.3f reads (%s)%n",
           idleSeconds,
           idle.cpuShare() * 100,
           idle.reconcilesPerSecond(),
+          idle.watchTriggersPerSecond(),
           idle.writesPerReconcile(),
           idle.readsPerReconcile(),
           idle.requests());
