@@ -213,9 +213,14 @@ final class StatusRenderer {
       Optional<MemberProbe> p = facts.view.probe(i);
       String message;
       if (facts.members.isEmpty()) {
+        // Without a pod, what a probe of its address failed with (a failed name lookup, or the
+        // deadline when the lookup is slow) varies from one reconcile to the next and says less:
+        // "no pod", as for a member.
+        boolean pod = facts.view.pod(i).isPresent();
         message =
-            p.map(x -> x.reachable() ? "answers, no quorum yet" : x.error())
-                .orElse(facts.view.pod(i).isPresent() ? "not probed" : "no pod");
+            p.filter(x -> x.reachable() || pod)
+                .map(x -> x.reachable() ? "answers, no quorum yet" : x.error())
+                .orElse(pod ? "not probed" : "no pod");
         s.setVersion(p.filter(MemberProbe::reachable).map(MemberProbe::version).orElse(null));
       } else {
         message = "not a member of the cluster";

@@ -1694,6 +1694,22 @@ class PlannerTest {
             "runs without its data: raft: tocommit(9) is out of range [lastIndex(0)]. Was the raft log corrupted?");
   }
 
+  /**
+   * While forming, a member without a pod is "no pod", whatever its address's probe failed with
+   * (that varies between reconciles: a status written for nothing).
+   */
+  @Test
+  void aFormingMemberWithoutPodIsNoPodWhateverItsProbeSaid() {
+    for (String why : List.of("UnknownHost", "DEADLINE_EXCEEDED")) {
+      Plan plan =
+          Planner.plan(target(3), Views.bootstrapping(3).noPod(2).unreachable(2, why).build());
+      assertThat(plan.status().getMembers())
+          .extracting(m -> m.getName() + ": " + m.getMessage())
+          .containsExactly(
+              "test-0: connection refused", "test-1: connection refused", "test-2: no pod");
+    }
+  }
+
   @Test
   void quorumLostNamesTheMissingMembers() {
     Plan plan =
