@@ -10,10 +10,11 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Iterator;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiFunction;
 import org.slf4j.Logger;
@@ -165,14 +166,9 @@ final class Deletions {
       }
     }
     // What the cache no longer holds, it has seen deleted.
-    for (Iterator<Map.Entry<String, Deleted>> i = deleted.entrySet().iterator(); i.hasNext(); ) {
-      Map.Entry<String, Deleted> e = i.next();
-      if (e.getKey().startsWith(kind + "/")
-          && cached.stream()
-              .noneMatch(o -> e.getKey().equals(key(kind, o.getMetadata().getName())))) {
-        i.remove();
-      }
-    }
+    Set<String> held = new HashSet<>();
+    cached.forEach(o -> held.add(key(kind, o.getMetadata().getName())));
+    deleted.keySet().removeIf(k -> k.startsWith(kind + "/") && !held.contains(k));
     byCluster.computeIfPresent(cluster, (k, v) -> v.isEmpty() ? null : v);
     return out;
   }

@@ -255,15 +255,15 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster> {
     if (context.isPrimaryResourceDeleted()) {
       // Called for the delete event too (no finalizer): drop what is kept for the cluster.
       var meta = cluster.getMetadata();
-      etcd.closeCluster(meta.getNamespace() + "/" + meta.getName());
+      etcd.closeCluster(key(cluster));
       metrics.forget(meta.getNamespace(), meta.getName());
       desiredClusters.forget(meta.getNamespace(), meta.getName());
       MemberWatch watch = memberWatch;
       if (watch != null) {
-        watch.forget(meta.getNamespace() + "/" + meta.getName());
+        watch.forget(key(cluster));
       }
       observer.forget(meta.getNamespace(), meta.getName());
-      deletions.forget(meta.getNamespace() + "/" + meta.getName());
+      deletions.forget(key(cluster));
       return UpdateControl.noUpdate();
     }
     try {
@@ -327,7 +327,7 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster> {
    */
   private Duration watchMembers(
       EtcdCluster cluster, DesiredCluster desired, ClusterView view, Duration next) {
-    String key = cluster.getMetadata().getNamespace() + "/" + cluster.getMetadata().getName();
+    String key = key(cluster);
     MemberWatch watch = memberWatch;
     if (next.compareTo(MemberWatch.PERIOD) <= 0 || desired.model().isEmpty()) {
       if (watch != null) {
@@ -366,8 +366,7 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster> {
     var meta = cluster.getMetadata();
     String scheme =
         desired.model().map(m -> m.security().clientScheme()).orElse(Security.NONE.clientScheme());
-    ClusterObserver.Objects objects =
-        withDeletions(meta.getNamespace() + "/" + meta.getName(), live.objects());
+    ClusterObserver.Objects objects = withDeletions(key(cluster), live.objects());
     ClusterView view = observer.observe(meta.getNamespace(), meta.getName(), objects, scheme, tls);
     NodeWatch nodes = nodeWatch(context);
     boolean persistent = desired.model().map(m -> m.usesPersistentStorage()).orElse(true);
@@ -392,24 +391,25 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster> {
   private ClusterObserver.Objects withDeletions(String key, ClusterObserver.Objects cached) {
     java.time.Instant now = clock.instant();
     List<Pod> pods = deletions.pods(key, cached.pods(), now);
+    // The rebuild pod is one of the cached pods: its corrected copy, or none when left out.
     Optional<Pod> rebuild =
         cached
             .rebuildPod()
             .flatMap(
-                p -> {
-                  String name = p.getMetadata().getName();
-                  Optional<Pod> corrected =
-                      pods.stream().filter(c -> name.equals(c.getMetadata().getName())).findFirst();
-                  boolean cachedAmongPods =
-                      cached.pods().stream().anyMatch(c -> name.equals(c.getMetadata().getName()));
-                  return corrected.isPresent() || cachedAmongPods ? corrected : Optional.of(p);
-                });
+                p ->
+                    cached.pods().contains(p)
+                        ? pods.stream().filter(c -> named(c, p)).findFirst()
+                        : Optional.of(p));
     return new ClusterObserver.Objects(
         cached.statefulSet(),
         pods,
         deletions.claims(key, cached.claims(), now),
         cached.clusterState(),
         rebuild);
+  }
+
+  private static boolean named(HasMetadata a, HasMetadata b) {
+    return a.getMetadata().getName().equals(b.getMetadata().getName());
   }
 
   /** The Node informer, started with the first reconcile (it needs the client). */
@@ -480,21 +480,24 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster> {
                 clock,
                 (namespace, name, key, value) -> annotate(context, cluster, key, value),
                 metrics::defragmented,
-                (kind, name, how) -> deleted(cluster, live, kind, name, how))
+                (type, name, how) -> deleted(cluster, live, type, name, how))
             .execute(meta.getNamespace(), meta.getName(), plan.step(), view, desired.model()));
   }
 
   /** Remembers a pod or claim deleted, as the cache held it, until the cache shows it deleted. */
   private void deleted(
-      EtcdCluster cluster, LiveObjects live, String kind, String name, Deletions.How how) {
-    Class<? extends HasMetadata> type =
-        kind.equals("Pod") ? Pod.class : PersistentVolumeClaim.class;
-    var meta = cluster.getMetadata();
+      EtcdCluster cluster,
+      LiveObjects live,
+      Class<? extends HasMetadata> type,
+      String name,
+      Deletions.How how) {
     live.cached(type, name)
-        .ifPresent(
-            o ->
-                deletions.deleted(
-                    meta.getNamespace() + "/" + meta.getName(), o, how, clock.instant()));
+        .ifPresent(o -> deletions.deleted(key(cluster), o, how, clock.instant()));
+  }
+
+  /** The cluster's "namespace/name", by which what is kept of it is found. */
+  private static String key(EtcdCluster cluster) {
+    return cluster.getMetadata().getNamespace() + "/" + cluster.getMetadata().getName();
   }
 
   /**

@@ -17,6 +17,8 @@ import io.etcdoperator.operator.observe.MemberProbe;
 import io.etcdoperator.operator.plan.Conditions;
 import io.etcdoperator.operator.plan.Step;
 import io.fabric8.kubernetes.api.model.DeletionPropagation;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -85,9 +87,9 @@ final class StepExecutor {
    * reconcile sees it deleted (see {@link Deletions}).
    */
   interface Deleted {
-    Deleted NONE = (kind, name, how) -> {};
+    Deleted NONE = (type, name, how) -> {};
 
-    void deleted(String kind, String name, Deletions.How how);
+    void deleted(Class<? extends HasMetadata> type, String name, Deletions.How how);
   }
 
   /** What came of a step. */
@@ -288,7 +290,7 @@ final class StepExecutor {
             "Pod",
             pod,
             () -> client.pods().inNamespace(namespace).withName(pod).delete());
-        deleted.deleted("Pod", pod, Deletions.How.GRACEFUL);
+        deleted.deleted(Pod.class, pod, Deletions.How.GRACEFUL);
       }
       return new Outcome.Done("PodsDeleted", s.describe());
     }
@@ -300,7 +302,7 @@ final class StepExecutor {
           "Pod",
           s.pod(),
           () -> client.pods().inNamespace(namespace).withName(s.pod()).withGracePeriod(0).delete());
-      deleted.deleted("Pod", s.pod(), Deletions.How.FORCED);
+      deleted.deleted(Pod.class, s.pod(), Deletions.How.FORCED);
       return new Outcome.Done("PodForceDeleted", s.describe());
     }
 
@@ -316,7 +318,7 @@ final class StepExecutor {
       String pod = Names.rebuildPod(cluster);
       write(
           "delete", "Pod", pod, () -> client.pods().inNamespace(namespace).withName(pod).delete());
-      deleted.deleted("Pod", pod, Deletions.How.GRACEFUL);
+      deleted.deleted(Pod.class, pod, Deletions.How.GRACEFUL);
       return new Outcome.Done("RebuildPodDeleted", s.describe());
     }
 
@@ -328,7 +330,7 @@ final class StepExecutor {
           s.claim(),
           () ->
               client.persistentVolumeClaims().inNamespace(namespace).withName(s.claim()).delete());
-      deleted.deleted("PersistentVolumeClaim", s.claim(), Deletions.How.GRACEFUL);
+      deleted.deleted(PersistentVolumeClaim.class, s.claim(), Deletions.How.GRACEFUL);
       return new Outcome.Done("ClaimDeleted", s.describe());
     }
 

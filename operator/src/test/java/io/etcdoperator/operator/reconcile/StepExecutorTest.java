@@ -315,7 +315,7 @@ class StepExecutorTest {
               java.time.Clock.systemUTC(),
               StepExecutor.Records.NONE,
               StepExecutor.Maintained.NONE,
-              (kind, name, how) -> told.add(kind + " " + name + " " + how));
+              (type, name, how) -> told.add(type.getSimpleName() + " " + name + " " + how));
       for (Step step :
           List.of(
               new Step.DeletePods(List.of("test-1"), "rolling update"),
