@@ -538,7 +538,8 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster> {
   private Duration report(
       EtcdCluster cluster, Context<EtcdCluster> context, Plan plan, Acted acted) {
     EventRecorder events = new EventRecorder(context.getClient(), clock);
-    EtcdClusterStatus computed = plan.status();
+    EtcdClusterStatus previous = cluster.getStatus();
+    EtcdClusterStatus computed = Forming.apply(previous, plan.status());
     var meta = cluster.getMetadata();
     for (ApiRefusal r : acted.refused()) {
       events.warning(cluster, "ApiRefused", r.describe());
@@ -560,7 +561,6 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster> {
       computed = Failures.onProgressing(computed, f.reason(), f.message());
       metrics.failed(meta.getNamespace(), meta.getName(), "step");
     }
-    EtcdClusterStatus previous = cluster.getStatus();
     List<String> notices = io.etcdoperator.operator.model.SpecNotices.of(cluster.getSpec());
     if (!notices.isEmpty()) {
       computed = Failures.withNotices(computed, notices);
