@@ -666,15 +666,41 @@ class TlsE2EIT {
                 .pollInterval(Duration.ofMillis(250))
                 .until(() -> newestArchived(dir, "tls-pitr") >= last);
           } catch (org.awaitility.core.ConditionTimeoutException e) {
-            var archiver =
-                e2e.client().pods().inNamespace(E2E.NS).withName("tls-pitr-archiver").get();
+            // Seen once under a full verify (2026-12-03, newest 0, the archiver Ready): what it
+            // printed and where the schedule's full backups stood, for the next time.
+            var pods = e2e.client().pods().inNamespace(E2E.NS);
+            var archiver = pods.withName("tls-pitr-archiver").get();
+            String log;
+            try {
+              log = pods.withName("tls-pitr-archiver").getLog();
+              log = log.substring(Math.max(0, log.length() - 4000));
+            } catch (RuntimeException logError) {
+              log = "(no log: " + logError + ")";
+            }
+            var backups =
+                e2e.client()
+                    .resources(io.etcdoperator.api.v1alpha1.EtcdBackup.class)
+                    .inNamespace(E2E.NS)
+                    .list()
+                    .getItems()
+                    .stream()
+                    .map(
+                        b ->
+                            b.getMetadata().getName()
+                                + "="
+                                + (b.getStatus() == null ? "?" : b.getStatus().getPhase()))
+                    .toList();
             throw new AssertionError(
                 "revision "
                     + last
                     + " not archived within 2 min; newest "
                     + newestArchived(dir, "tls-pitr")
+                    + "; backups "
+                    + backups
                     + "; archiver pod "
-                    + (archiver == null ? "none" : archiver.getStatus()),
+                    + (archiver == null ? "none" : archiver.getStatus())
+                    + "\narchiver log:\n"
+                    + log,
                 e);
           }
         }
