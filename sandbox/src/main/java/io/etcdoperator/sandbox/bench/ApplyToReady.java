@@ -7,6 +7,7 @@ import io.etcdoperator.sandbox.net.AddressPool;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder;
@@ -19,6 +20,7 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -48,11 +50,15 @@ final class ApplyToReady {
 
   private ApplyToReady() {}
 
-  static Duration sandbox(Path dir, OperatorLauncher operator) throws Exception {
+  /** One bootstrap in the sandbox: from the apply to Ready, and where that time went. */
+  record SandboxRun(Duration total, Milestones milestones) {}
+
+  static SandboxRun sandbox(Path dir, OperatorLauncher operator) throws Exception {
     try (Sandbox s =
         Sandbox.start(
             SandboxConfig.defaults(dir), operator == null ? OperatorLauncher.NONE : operator)) {
       KubernetesClient k = s.client();
+      Instant applied = Instant.now();
       long t0 = System.nanoTime();
       if (operator != null) {
         k.genericKubernetesResources(ETCD_CLUSTERS)
@@ -83,8 +89,31 @@ final class ApplyToReady {
         }
         await(() -> urls.stream().allMatch(ApplyToReady::healthy));
       }
-      return Duration.ofNanos(System.nanoTime() - t0);
+      Duration total = Duration.ofNanos(System.nanoTime() - t0);
+      // The clock has stopped. The pods' own Ready (the kubelet's readiness probe, which puts a
+      // member behind the client Service) is awaited a few seconds more, for the milestones only.
+      long podsDeadline = System.nanoTime() + PODS_READY_GRACE.toNanos();
+      List<Pod> pods = benchPods(k);
+      while (System.nanoTime() < podsDeadline
+          && Milestones.of(applied, pods, List.of()).podsReady().isEmpty()) {
+        Thread.sleep(20);
+        pods = benchPods(k);
+      }
+      List<String> logs = new ArrayList<>();
+      for (Pod p : pods) {
+        String log = k.pods().inNamespace("default").withName(p.getMetadata().getName()).getLog();
+        logs.add(log == null ? "" : log);
+      }
+      return new SandboxRun(total, Milestones.of(applied, pods, logs));
     }
+  }
+
+  private static final Duration PODS_READY_GRACE = Duration.ofSeconds(5);
+
+  private static List<Pod> benchPods(KubernetesClient k) {
+    return k.pods().inNamespace("default").list().getItems().stream()
+        .filter(p -> p.getMetadata().getName().matches("bench-[0-9]+"))
+        .toList();
   }
 
   static Duration byHand(Path dir, String etcd) throws Exception {

@@ -71,16 +71,19 @@ public final class BenchmarkCommand implements Callable<Integer> {
               .etcd();
     }
     List<Duration> sandbox = new ArrayList<>();
+    List<Milestones> milestones = new ArrayList<>();
     List<Duration> byHand = new ArrayList<>();
     try {
       for (int i = 0; i < runs; i++) {
         clean(dir.resolve("hand-" + i));
         byHand.add(ApplyToReady.byHand(dir.resolve("hand-" + i), etcd));
         clean(dir.resolve("sandbox-" + i));
-        sandbox.add(ApplyToReady.sandbox(dir.resolve("sandbox-" + i), operator));
+        ApplyToReady.SandboxRun run = ApplyToReady.sandbox(dir.resolve("sandbox-" + i), operator);
+        sandbox.add(run.total());
+        milestones.add(run.milestones());
         System.out.printf(
-            "run %d: by hand %d ms, sandbox %d ms%n",
-            i + 1, byHand.get(i).toMillis(), sandbox.get(i).toMillis());
+            "run %d: by hand %d ms, sandbox %d ms (%s)%n",
+            i + 1, byHand.get(i).toMillis(), run.total().toMillis(), run.milestones());
       }
     } catch (SandboxException e) {
       System.err.println("benchmark: " + e.getMessage());
@@ -89,8 +92,11 @@ public final class BenchmarkCommand implements Callable<Integer> {
     Duration s = median(sandbox);
     Duration h = median(byHand);
     System.out.printf(
-        "median by hand: %d ms%nmedian sandbox: %d ms%nratio sandbox/by hand: %.2f%n",
-        h.toMillis(), s.toMillis(), (double) s.toNanos() / h.toNanos());
+        "median by hand: %d ms%nmedian sandbox: %d ms (medians: %s)%nratio sandbox/by hand: %.2f%n",
+        h.toMillis(),
+        s.toMillis(),
+        Milestones.median(milestones),
+        (double) s.toNanos() / h.toNanos());
     return 0;
   }
 

@@ -281,6 +281,10 @@ class SandboxCommandIT {
       assertThat(p.exitValue()).as(out).isZero();
       assertThat(out)
           .contains("run 1: by hand ")
+          // where the time went, read from the pods and the members' logs (Milestones)
+          .containsPattern(
+              "sandbox [0-9]+ ms \\(pods scheduled \\+[0-9]+ ms, containers started \\+[0-9]+ ms,"
+                  + " etcd formed \\+[0-9]+ ms, pods Ready ")
           .containsPattern("ratio sandbox/by hand: [0-9]+[.,][0-9]{2}")
           .doesNotContain("\tat ");
     } finally {

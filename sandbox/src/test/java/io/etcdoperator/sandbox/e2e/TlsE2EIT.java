@@ -678,7 +678,8 @@ class TlsE2EIT {
               log = "(no log: " + logError + ")";
             }
             var backups =
-                e2e.client()
+                e2e
+                    .client()
                     .resources(io.etcdoperator.api.v1alpha1.EtcdBackup.class)
                     .inNamespace(E2E.NS)
                     .list()
