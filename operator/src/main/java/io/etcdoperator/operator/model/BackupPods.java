@@ -5,6 +5,8 @@ import io.etcdoperator.api.v1alpha1.EtcdBackup;
 import io.etcdoperator.api.v1alpha1.EtcdCluster;
 import io.etcdoperator.api.v1alpha1.PVCBackupDestination;
 import io.etcdoperator.api.v1alpha1.S3BackupDestination;
+import io.fabric8.kubernetes.api.model.Affinity;
+import io.fabric8.kubernetes.api.model.AffinityBuilder;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.EnvVar;
@@ -185,6 +187,9 @@ public final class BackupPods {
     if (backupName != null) {
       labels.put(Names.BACKUP_LABEL, backupName);
     }
+    if (d.getPvc() != null) {
+      labels.put(Names.BACKUP_CLAIM_LABEL, Names.claimLabelValue(d.getPvc().getClaimName()));
+    }
     Container agent =
         new ContainerBuilder()
             .withName(CONTAINER)
@@ -224,7 +229,34 @@ public final class BackupPods {
         .endSecurityContext()
         .withContainers(agent)
         .withVolumes(volumes(d))
+        .withAffinity(sharingTheClaim(d))
         .endSpec()
+        .build();
+  }
+
+  /**
+   * With a claim destination: on the node of any other agent pod that mounts the same claim. A
+   * ReadWriteOnce volume (most block storage) is attached to one node at a time: a schedule's
+   * backup placed on another node than the schedule's archiver, which holds the claim for as long
+   * as it runs, would wait in ContainerCreating (Multi-Attach) and never finish. The first pod of
+   * the claim matches its own term, so it may go anywhere (the scheduler's rule for a pod that
+   * matches its own affinity). Pods that finished count no more, so the claim follows the running
+   * ones. Null without a claim: no constraint.
+   */
+  static Affinity sharingTheClaim(BackupDestination d) {
+    if (d.getPvc() == null) {
+      return null;
+    }
+    return new AffinityBuilder()
+        .withNewPodAffinity()
+        .addNewRequiredDuringSchedulingIgnoredDuringExecution()
+        .withNewLabelSelector()
+        .withMatchLabels(
+            Map.of(Names.BACKUP_CLAIM_LABEL, Names.claimLabelValue(d.getPvc().getClaimName())))
+        .endLabelSelector()
+        .withTopologyKey("kubernetes.io/hostname")
+        .endRequiredDuringSchedulingIgnoredDuringExecution()
+        .endPodAffinity()
         .build();
   }
 

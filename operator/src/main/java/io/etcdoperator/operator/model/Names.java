@@ -134,6 +134,32 @@ public final class Names {
   /** On a backup's agent pods: the EtcdBackup they work for. */
   public static final String BACKUP_LABEL = ANNOTATION_PREFIX + "etcdbackup-name";
 
+  /**
+   * On every agent pod that mounts a backup claim: the claim, as a label value ({@link
+   * #claimLabelValue}). Their required pod affinity to each other on this label is what puts them
+   * on one node, where a ReadWriteOnce volume can be attached to all of them.
+   */
+  public static final String BACKUP_CLAIM_LABEL = ANNOTATION_PREFIX + "backup-claim";
+
+  /**
+   * A claim's name as a label value: itself when it fits (63 characters), else its first 46 and a
+   * hash of the whole (claim names may be 253 long; two long names differ in the hash).
+   */
+  public static String claimLabelValue(String claim) {
+    if (claim.length() <= 63) {
+      return claim;
+    }
+    try {
+      byte[] digest =
+          java.security.MessageDigest.getInstance("SHA-256")
+              .digest(claim.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      String head = claim.substring(0, 46).replaceAll("[^A-Za-z0-9]+$", "");
+      return head + "-" + java.util.HexFormat.of().formatHex(digest).substring(0, 16);
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is part of every JDK", e);
+    }
+  }
+
   /** On the EtcdBackups a schedule creates: the schedule. */
   public static final String SCHEDULE_LABEL = ANNOTATION_PREFIX + "etcdbackupschedule-name";
 

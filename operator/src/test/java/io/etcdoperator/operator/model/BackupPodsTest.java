@@ -92,4 +92,89 @@ class BackupPodsTest {
         .extracting(v -> v.getSecret().getSecretName())
         .isEqualTo("test-server");
   }
+
+  static io.etcdoperator.api.v1alpha1.EtcdBackupSchedule schedule(String destination) {
+    return new KubernetesSerialization()
+        .unmarshal(
+            """
+            apiVersion: etcd.aenix.io/v1alpha1
+            kind: EtcdBackupSchedule
+            metadata:
+              name: pitr
+              namespace: default
+              uid: 8
+            spec:
+              clusterRef:
+                name: test
+              schedule: "0 * * * *"
+              continuous:
+                enabled: true
+              destination:
+            %s
+            """
+                .formatted(destination.indent(4)),
+            io.etcdoperator.api.v1alpha1.EtcdBackupSchedule.class);
+  }
+
+  /**
+   * Every agent pod of a claim (a backup, its deletion, a schedule's archiver) is labelled with the
+   * claim and requires a node where a pod with that label runs: a ReadWriteOnce volume attaches to
+   * one node, and the archiver holds it for as long as it runs. Without a claim, no constraint.
+   */
+  @Test
+  void podsOfOneClaimRequireEachOthersNode() {
+    EtcdBackup b = backup();
+    var s = schedule("pvc: {claimName: backups}");
+    for (Pod pod :
+        java.util.List.of(
+            BackupPods.backup(b, "test-1", "http://x:2379", "img", Security.NONE),
+            BackupPods.delete(b, "img"),
+            BackupPods.archiver(s, "img", Security.NONE))) {
+      assertThat(pod.getMetadata().getLabels())
+          .as(pod.getMetadata().getName())
+          .containsEntry("etcd.aenix.io/backup-claim", "backups");
+      var terms =
+          pod.getSpec()
+              .getAffinity()
+              .getPodAffinity()
+              .getRequiredDuringSchedulingIgnoredDuringExecution();
+      assertThat(terms)
+          .as(pod.getMetadata().getName())
+          .singleElement()
+          .satisfies(
+              t -> {
+                assertThat(t.getTopologyKey()).isEqualTo("kubernetes.io/hostname");
+                assertThat(t.getLabelSelector().getMatchLabels())
+                    .isEqualTo(java.util.Map.of("etcd.aenix.io/backup-claim", "backups"));
+                // the pod matches its own term: the first of a claim may go anywhere
+                assertThat(pod.getMetadata().getLabels())
+                    .containsAllEntriesOf(t.getLabelSelector().getMatchLabels());
+              });
+    }
+    Pod toS3 =
+        BackupPods.archiver(
+            schedule(
+                "s3: {endpoint: 'http://s3:9000', bucket: b, credentialsSecretRef: {name: c}}"),
+            "img",
+            Security.NONE);
+    assertThat(toS3.getSpec().getAffinity()).isNull();
+    assertThat(toS3.getMetadata().getLabels()).doesNotContainKey("etcd.aenix.io/backup-claim");
+  }
+
+  @Test
+  void aClaimNameTooLongForALabelIsCutAndHashed() {
+    assertThat(Names.claimLabelValue("backups")).isEqualTo("backups");
+    String a = "b".repeat(63);
+    assertThat(Names.claimLabelValue(a)).isEqualTo(a);
+    String long1 = "backups-" + "x".repeat(80) + "-one";
+    String long2 = "backups-" + "x".repeat(80) + "-two";
+    assertThat(Names.claimLabelValue(long1))
+        .hasSizeLessThanOrEqualTo(63)
+        .matches("[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?")
+        .startsWith("backups-xxx")
+        .isNotEqualTo(Names.claimLabelValue(long2));
+    // a cut that would end on a dash ends on the character before it
+    String dashed = "a".repeat(45) + "--" + "c".repeat(30);
+    assertThat(Names.claimLabelValue(dashed)).startsWith("a".repeat(45) + "-").doesNotContain("--");
+  }
 }

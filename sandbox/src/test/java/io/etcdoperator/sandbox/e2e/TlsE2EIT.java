@@ -716,6 +716,33 @@ class TlsE2EIT {
             "continuous backup of a TLS cluster: revision %d archived to %s%n",
             lastRevision, schedule.getChangeLog());
         assertThat(schedule.getChangeLog()).isEqualTo("pvc://backup-claim/tls-pitr.changes");
+        // The schedule's backups run on the archiver's node: the claim is ReadWriteOnce, and on a
+        // real cluster a second node could not attach it while the archiver holds it.
+        String archiverNode =
+            e2e.client()
+                .pods()
+                .inNamespace(E2E.NS)
+                .withName(Names.archiverPod("tls-pitr"))
+                .get()
+                .getSpec()
+                .getNodeName();
+        List<String> scheduled =
+            e2e
+                .client()
+                .resources(io.etcdoperator.api.v1alpha1.EtcdBackup.class)
+                .inNamespace(E2E.NS)
+                .withLabel(Names.SCHEDULE_LABEL, "tls-pitr")
+                .list()
+                .getItems()
+                .stream()
+                .map(b -> Names.backupPod(b.getMetadata().getName()))
+                .toList();
+        assertThat(scheduled).isNotEmpty();
+        for (String podName : scheduled) {
+          Pod p = e2e.client().pods().inNamespace(E2E.NS).withName(podName).get();
+          assertThat(p).as(podName).isNotNull();
+          assertThat(p.getSpec().getNodeName()).as(podName).isEqualTo(archiverNode);
+        }
         e2e.client()
             .resources(io.etcdoperator.api.v1alpha1.EtcdBackupSchedule.class)
             .inNamespace(E2E.NS)
