@@ -98,7 +98,11 @@ class MembershipE2EIT {
         assertThat(test.memberIds()).containsExactly(Map.entry("test-0", ids.get("test-0")));
         assertThat(test.events())
             .anyMatch(e -> e.startsWith("Normal MemberRemoved: removed test-1: scaling down to 1"))
-            .noneMatch(e -> e.contains("MemberUnhealthy"));
+            // No member made unhealthy by a removal. An election is another matter: a member
+            // probed while the test's own leader transfer to test-4 (above) runs sees no leader
+            // for a moment, and says so (seen once in a full verify); the operator's own
+            // transfers come before each removal (the calls above).
+            .noneMatch(e -> e.contains("MemberUnhealthy") && !e.endsWith(": sees no leader"));
 
         // A roll of the one member: etcd allows it; the cluster is down while it restarts.
         from = calls.size();
