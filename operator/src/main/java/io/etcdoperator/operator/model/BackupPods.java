@@ -187,8 +187,9 @@ public final class BackupPods {
     if (backupName != null) {
       labels.put(Names.BACKUP_LABEL, backupName);
     }
-    if (d.getPvc() != null) {
-      labels.put(Names.BACKUP_CLAIM_LABEL, Names.claimLabelValue(d.getPvc().getClaimName()));
+    String claim = d.getPvc() == null ? null : Names.claimLabelValue(d.getPvc().getClaimName());
+    if (claim != null) {
+      labels.put(Names.BACKUP_CLAIM_LABEL, claim);
     }
     Container agent =
         new ContainerBuilder()
@@ -229,30 +230,26 @@ public final class BackupPods {
         .endSecurityContext()
         .withContainers(agent)
         .withVolumes(volumes(d))
-        .withAffinity(sharingTheClaim(d))
+        .withAffinity(claim == null ? null : sharingTheClaim(claim))
         .endSpec()
         .build();
   }
 
   /**
-   * With a claim destination: on the node of any other agent pod that mounts the same claim. A
-   * ReadWriteOnce volume (most block storage) is attached to one node at a time: a schedule's
+   * On the node of any other agent pod that mounts the same claim ({@code claim}: its label value).
+   * A ReadWriteOnce volume (most block storage) is attached to one node at a time: a schedule's
    * backup placed on another node than the schedule's archiver, which holds the claim for as long
    * as it runs, would wait in ContainerCreating (Multi-Attach) and never finish. The first pod of
    * the claim matches its own term, so it may go anywhere (the scheduler's rule for a pod that
    * matches its own affinity). Pods that finished count no more, so the claim follows the running
-   * ones. Null without a claim: no constraint.
+   * ones.
    */
-  static Affinity sharingTheClaim(BackupDestination d) {
-    if (d.getPvc() == null) {
-      return null;
-    }
+  static Affinity sharingTheClaim(String claim) {
     return new AffinityBuilder()
         .withNewPodAffinity()
         .addNewRequiredDuringSchedulingIgnoredDuringExecution()
         .withNewLabelSelector()
-        .withMatchLabels(
-            Map.of(Names.BACKUP_CLAIM_LABEL, Names.claimLabelValue(d.getPvc().getClaimName())))
+        .withMatchLabels(Map.of(Names.BACKUP_CLAIM_LABEL, claim))
         .endLabelSelector()
         .withTopologyKey("kubernetes.io/hostname")
         .endRequiredDuringSchedulingIgnoredDuringExecution()

@@ -20,8 +20,8 @@ final class Escalation {
   private Escalation() {}
 
   static EtcdClusterStatus apply(EtcdClusterStatus status, Instant now, Duration deadline) {
-    Optional<Condition> available = find(status, Conditions.AVAILABLE);
-    Optional<Condition> degraded = find(status, Conditions.DEGRADED);
+    Optional<Condition> available = Transitions.condition(status, Conditions.AVAILABLE);
+    Optional<Condition> degraded = Transitions.condition(status, Conditions.DEGRADED);
     if (available.isEmpty()
         || degraded.isEmpty()
         || !"False".equals(available.get().getStatus())
@@ -59,9 +59,5 @@ final class Escalation {
       return minutes + (minutes == 1 ? " minute" : " minutes");
     }
     return seconds + (seconds == 1 ? " second" : " seconds");
-  }
-
-  private static Optional<Condition> find(EtcdClusterStatus status, String type) {
-    return status.getConditions().stream().filter(c -> type.equals(c.getType())).findFirst();
   }
 }

@@ -3,7 +3,6 @@ package io.etcdoperator.operator.reconcile;
 import io.etcdoperator.api.v1alpha1.EtcdClusterStatus;
 import io.etcdoperator.operator.plan.Conditions;
 import io.fabric8.kubernetes.api.model.Condition;
-import java.util.Optional;
 
 /**
  * A cluster that is forming says so until the operator sees its quorum, instead of "quorum lost".
@@ -37,11 +36,11 @@ final class Forming {
 
   static EtcdClusterStatus apply(EtcdClusterStatus previous, EtcdClusterStatus computed) {
     boolean wasBootstrapping =
-        find(previous, Conditions.AVAILABLE)
+        Transitions.condition(previous, Conditions.AVAILABLE)
             .map(c -> Conditions.BOOTSTRAPPING.equals(c.getReason()))
             .orElse(false);
     boolean quorumLost =
-        find(computed, Conditions.AVAILABLE)
+        Transitions.condition(computed, Conditions.AVAILABLE)
             .map(c -> Conditions.QUORUM_LOST.equals(c.getReason()))
             .orElse(false);
     if (!wasBootstrapping || !quorumLost) {
@@ -49,7 +48,7 @@ final class Forming {
     }
     String message =
         FORMED
-            + find(computed, Conditions.AVAILABLE)
+            + Transitions.condition(computed, Conditions.AVAILABLE)
                 .map(Condition::getMessage)
                 .map(m -> m.startsWith("quorum lost: ") ? m.substring("quorum lost: ".length()) : m)
                 .orElse("");
@@ -66,11 +65,5 @@ final class Forming {
       }
     }
     return computed;
-  }
-
-  private static Optional<Condition> find(EtcdClusterStatus status, String type) {
-    return status == null
-        ? Optional.empty()
-        : status.getConditions().stream().filter(c -> type.equals(c.getType())).findFirst();
   }
 }

@@ -277,7 +277,8 @@ public final class Transitions {
         c -> before.map(b -> !Objects.equals(b.getMessage(), c.getMessage())).orElse(true));
   }
 
-  private static Optional<Condition> condition(EtcdClusterStatus status, String type) {
+  /** The condition of that type, if the status has one (none without a status). */
+  static Optional<Condition> condition(EtcdClusterStatus status, String type) {
     if (status == null || status.getConditions() == null) {
       return Optional.empty();
     }
