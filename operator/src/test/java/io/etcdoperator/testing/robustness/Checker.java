@@ -1,0 +1,272 @@
+package io.etcdoperator.testing.robustness;
+
+import io.etcdoperator.testing.robustness.Linearizer.Step;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+
+/**
+ * Checks a {@link History} for the guarantees etcd gives its clients, as etcd's own robustness
+ * suite does for etcd alone:
+ *
+ * <ol>
+ *   <li><b>linearizability</b> of every answered and indeterminate key-value operation ({@link
+ *       Linearizer});
+ *   <li><b>revisions never go backwards</b>: along each client's operations, one after the other,
+ *       the header revision of its linearizable operations never decreases;
+ *   <li><b>serializable reads</b>: each one shows exactly the linearization's state at the revision
+ *       it reports, and a client never sees an older revision from a member than it already saw
+ *       from that member;
+ *   <li>the <b>watch</b> guarantees ({@link WatchChecker}), against the linearization.
+ * </ol>
+ *
+ * Checks 3 and 4 need the linearization; when there is none they are reported as not checked. The
+ * run adds what only the live cluster can say (equal HashKV on every member, the member list).
+ */
+public final class Checker {
+  public static final String REVISIONS = "revisions never go backwards";
+  public static final String SERIALIZABLE = "serializable reads";
+
+  private final Linearizer linearizer;
+
+  public Checker() {
+    this(new Linearizer());
+  }
+
+  Checker(Linearizer linearizer) {
+    this.linearizer = linearizer;
+  }
+
+  /** One property: how many things it checked, and what broke it (null: not checked). */
+  public record Property(String name, long checked, List<Violation> violations, String note) {
+    public boolean holds() {
+      return violations != null && violations.isEmpty();
+    }
+
+    public String line() {
+      return name
+          + ": "
+          + (violations == null
+              ? "not checked (" + note + ")"
+              : violations.isEmpty()
+                  ? "ok (" + checked + (note.isEmpty() ? "" : ", " + note) + ")"
+                  : violations.size() + " VIOLATED");
+    }
+  }
+
+  /** The report of one history. */
+  public record Report(
+      History history, Linearizer.Outcome linearization, List<Property> properties) {
+    public boolean ok() {
+      return properties.stream().allMatch(Property::holds);
+    }
+
+    public List<Violation> violations() {
+      List<Violation> all = new ArrayList<>();
+      for (Property p : properties) {
+        if (p.violations() != null) {
+          all.addAll(p.violations());
+        }
+      }
+      return all;
+    }
+
+    public long violationCount() {
+      return violations().size();
+    }
+
+    /** Adds a property the caller checked itself (on the live cluster). */
+    public Report with(Property property) {
+      List<Property> ps = new ArrayList<>(properties);
+      ps.add(property);
+      return new Report(history, linearization, ps);
+    }
+
+    /** One line per property; then each violation (at most {@code max}) with its operations. */
+    public String describe(int max) {
+      StringBuilder b = new StringBuilder();
+      for (Property p : properties) {
+        b.append("  ").append(p.line()).append('\n');
+      }
+      int shown = 0;
+      for (Violation v : violations()) {
+        if (shown++ == max) {
+          b.append("  ... and ").append(violationCount() - max).append(" more\n");
+          break;
+        }
+        b.append("  ").append(v.describe(history)).append('\n');
+      }
+      return b.toString();
+    }
+  }
+
+  public Report check(History history) {
+    Linearizer.Outcome outcome = linearizer.check(history);
+    List<Property> properties = new ArrayList<>();
+    long answered = history.ops().stream().filter(op -> !op.failed()).count();
+    long indeterminate = history.ops().stream().filter(Op::indeterminate).count();
+    String linearNote =
+        String.format(
+            Locale.ROOT,
+            "%d answered, %d indeterminate of which %d applied, %d revisions, %d model steps",
+            answered,
+            indeterminate,
+            outcome.indeterminateApplied(),
+            outcome.steps().size(),
+            outcome.modelSteps());
+    properties.add(
+        switch (outcome.verdict()) {
+          case LINEARIZABLE ->
+              new Property(Linearizer.PROPERTY, history.ops().size(), List.of(), linearNote);
+          case VIOLATED ->
+              new Property(
+                  Linearizer.PROPERTY, history.ops().size(), outcome.violations(), linearNote);
+          case UNDECIDED ->
+              new Property(
+                  Linearizer.PROPERTY,
+                  history.ops().size(),
+                  List.of(
+                      Violation.of(
+                          Linearizer.PROPERTY,
+                          "undecided: the search ran out of its budget of model steps")),
+                  linearNote);
+        });
+    properties.add(clientRevisions(history));
+    if (outcome.verdict() == Linearizer.Verdict.LINEARIZABLE) {
+      properties.add(serializable(history, outcome));
+      WatchChecker watches = new WatchChecker(outcome.baseRevision(), outcome.steps());
+      Map<String, List<Violation>> found = watches.check(history.watches());
+      String note =
+          watches.events()
+              + " events"
+              + (watches.beyond() == 0 ? "" : ", " + watches.beyond() + " past the last revision");
+      found.forEach((name, vs) -> properties.add(new Property(name, watches.events(), vs, note)));
+    } else {
+      properties.add(new Property(SERIALIZABLE, 0, null, "no linearization"));
+      WatchChecker.PROPERTIES.forEach(
+          name -> properties.add(new Property(name, 0, null, "no linearization")));
+    }
+    return new Report(history, outcome, properties);
+  }
+
+  private static Property clientRevisions(History history) {
+    Map<Integer, List<Op>> byClient = new TreeMap<>();
+    for (Op op : history.ops()) {
+      if (!op.failed() && !op.serializable()) {
+        byClient.computeIfAbsent(op.client(), k -> new ArrayList<>()).add(op);
+      }
+    }
+    List<Violation> found = new ArrayList<>();
+    long checked = 0;
+    for (List<Op> ops : byClient.values()) {
+      ops.sort(Comparator.comparingLong(Op::start));
+      Op previous = null;
+      for (Op op : ops) {
+        checked++;
+        if (previous != null
+            && op.start() >= previous.end()
+            && op.revision() < previous.revision()) {
+          found.add(
+              Violation.of(
+                  REVISIONS,
+                  "client "
+                      + op.client()
+                      + " saw revision "
+                      + op.revision()
+                      + " after revision "
+                      + previous.revision(),
+                  previous,
+                  op));
+        }
+        if (previous == null || op.revision() >= previous.revision()) {
+          previous = op;
+        }
+      }
+    }
+    return new Property(REVISIONS, checked, found, "");
+  }
+
+  /**
+   * Replays the linearization once, answering each serializable read at its revision, and follows
+   * each client's highest revision per member.
+   */
+  private static Property serializable(History history, Linearizer.Outcome outcome) {
+    List<Op> reads =
+        history.ops().stream()
+            .filter(op -> op.serializable() && !op.failed())
+            .sorted(Comparator.comparingLong(Op::revision))
+            .toList();
+    List<Violation> found = new ArrayList<>();
+    KvModel state = new KvModel(outcome.baseRevision());
+    List<Step> steps = outcome.steps();
+    int next = 0;
+    long last = steps.isEmpty() ? outcome.baseRevision() : steps.get(steps.size() - 1).revision();
+    long beyond = 0;
+    for (Op read : reads) {
+      if (read.revision() > last) {
+        beyond++;
+        continue;
+      }
+      if (read.revision() < outcome.baseRevision()) {
+        found.add(Violation.of(SERIALIZABLE, "a revision before the run's base", read));
+        continue;
+      }
+      while (next < steps.size() && steps.get(next).revision() <= read.revision()) {
+        state.commit(new KvModel.Outcome(new Result.Done(), asChanges(steps.get(next))));
+        next++;
+      }
+      KvModel.Outcome expected = state.evaluate(read.request());
+      if (!Objects.equals(expected.result(), read.result())) {
+        found.add(
+            Violation.of(
+                SERIALIZABLE,
+                "at revision "
+                    + read.revision()
+                    + " the linearization holds "
+                    + expected.result()
+                    + ": a serializable read must show a state that existed at its revision",
+                read));
+      }
+    }
+    Map<String, Op> highest = new HashMap<>();
+    history.ops().stream()
+        .filter(op -> op.serializable() && !op.failed())
+        .sorted(Comparator.comparingLong(Op::start))
+        .forEach(
+            op -> {
+              String key = op.client() + "/" + Long.toHexString(op.member());
+              Op before = highest.get(key);
+              if (before != null && op.revision() < before.revision()) {
+                found.add(
+                    Violation.of(
+                        SERIALIZABLE,
+                        "member "
+                            + Long.toHexString(op.member())
+                            + " answered client "
+                            + op.client()
+                            + " at revision "
+                            + op.revision()
+                            + " after it had answered at "
+                            + before.revision(),
+                        before,
+                        op));
+              } else {
+                highest.put(key, op);
+              }
+            });
+    return new Property(
+        SERIALIZABLE, reads.size(), found, beyond == 0 ? "" : beyond + " past the last revision");
+  }
+
+  private static Map<String, Kv> asChanges(Step step) {
+    Map<String, Kv> changes = new LinkedHashMap<>();
+    step.changes().forEach((k, c) -> changes.put(k, c.after()));
+    return changes;
+  }
+}
