@@ -247,6 +247,20 @@ public final class EtcdKv implements AutoCloseable {
     eventLoop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
   }
 
+  /**
+   * Any unary call of etcd's gRPC API to one member, bounded by the deadline; with {@code
+   * requireLeader}, a member that knows no leader refuses at once.
+   */
+  public <Q, R> R unary(
+      String endpoint, MethodDescriptor<Q, R> method, Q request, boolean requireLeader) {
+    return call(endpoint, method, request, requireLeader);
+  }
+
+  /** The channel to one member (for streams, such as watches, that carry no deadline). */
+  public ManagedChannel channelTo(String endpoint) {
+    return channel(endpoint);
+  }
+
   private <Q, R> R call(
       String endpoint, MethodDescriptor<Q, R> method, Q request, boolean requireLeader) {
     // The deadline starts before the channel is looked up: building one (the first call of a cold

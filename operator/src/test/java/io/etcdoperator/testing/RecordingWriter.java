@@ -371,7 +371,8 @@ public final class RecordingWriter implements AutoCloseable {
   }
 
   /** The endpoints in use: names expanded to addresses, one current, moved on after a failure. */
-  static final class Endpoints {
+  /** Client URLs resolved to one endpoint per address (shared with the robustness workload). */
+  public static final class Endpoints {
     private final List<String> configured;
     private final Resolver resolver;
     private List<String> resolved = List.of();
@@ -397,7 +398,7 @@ public final class RecordingWriter implements AutoCloseable {
     }
 
     /** The name an address of {@code hostPort} was resolved from (itself when none). */
-    String hostOf(String hostPort) {
+    public String hostOf(String hostPort) {
       String name = names.get(hostPort);
       return name != null ? name : hostPort.substring(0, hostPort.lastIndexOf(':'));
     }
@@ -415,7 +416,12 @@ public final class RecordingWriter implements AutoCloseable {
       return expand(urls, resolver, new HashMap<>());
     }
 
-    static List<String> expand(List<String> urls, Resolver resolver, Map<String, String> names) {
+    /**
+     * Every client URL with its host replaced by each address it resolves to; {@code names} learns
+     * which name each address came from.
+     */
+    public static List<String> expand(
+        List<String> urls, Resolver resolver, Map<String, String> names) {
       Set<String> result = new LinkedHashSet<>();
       for (String url : urls) {
         URI uri = URI.create(url);

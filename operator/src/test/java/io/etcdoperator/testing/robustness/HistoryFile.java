@@ -18,7 +18,9 @@ import java.util.zip.GZIPOutputStream;
 public final class HistoryFile {
   private static final ObjectMapper JSON =
       new ObjectMapper()
-          .setSerializationInclusion(JsonInclude.Include.NON_NULL)
+          .setDefaultPropertyInclusion(
+              JsonInclude.Value.construct(
+                  JsonInclude.Include.NON_NULL, JsonInclude.Include.NON_NULL))
           .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
 
   private HistoryFile() {}

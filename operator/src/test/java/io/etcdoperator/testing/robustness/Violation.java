@@ -12,7 +12,7 @@ public record Violation(String property, String message, List<Op> ops, List<Watc
     records = List.copyOf(records);
   }
 
-  static Violation of(String property, String message, Op... ops) {
+  public static Violation of(String property, String message, Op... ops) {
     return new Violation(property, message, List.of(ops), List.of());
   }
 

@@ -1,0 +1,425 @@
+package io.etcdoperator.e2e;
+
+import static org.awaitility.Awaitility.await;
+
+import io.etcdoperator.e2e.RobustnessPlan.Action;
+import io.etcdoperator.e2e.RobustnessPlan.Fault;
+import io.etcdoperator.operator.OperatorSettings;
+import io.etcdoperator.sandbox.Faults;
+import io.etcdoperator.sandbox.SandboxConfig;
+import io.etcdoperator.testing.robustness.Checker;
+import io.etcdoperator.testing.robustness.History;
+import io.etcdoperator.testing.robustness.HistoryFile;
+import io.etcdoperator.testing.robustness.Op;
+import io.etcdoperator.testing.robustness.Violation;
+import io.etcdoperator.testing.robustness.Workload;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.Callable;
+import org.awaitility.core.ConditionTimeoutException;
+
+/**
+ * One robustness run: a fresh sandbox with the real operator, a cluster {@code test}, the recording
+ * {@link Workload} through the cluster's client Service (as users reach it), and a {@link
+ * RobustnessPlan}'s action and faults done to the cluster while the workload runs:
+ *
+ * <ol>
+ *   <li>the cluster is created and awaited (Ready, the members etcd lists are the pods);
+ *   <li>the workload starts; once it has 100 answers, the action starts (a span in the history);
+ *   <li>each fault is injected at its delay after the action's start (a span each);
+ *   <li>the run waits until the cluster is what the action asked for (at most {@link #SETTLE}),
+ *       then lets the workload make 100 more answers, and stops it;
+ *   <li>the history is checked ({@link Checker}), and so is the live cluster: every member holds
+ *       the same data (HashKV at one revision) and the member list matches the spec.
+ * </ol>
+ *
+ * The history is written to {@code <dir>/history.json.gz} whatever the outcome, so that a unit test
+ * can replay it.
+ */
+final class Robustness {
+  static final String C = "test";
+  static final Duration SETTLE = Duration.ofMinutes(3);
+  static final String SAME_DATA = "members hold the same data (HashKV)";
+  static final String MEMBER_LIST = "member list matches the spec";
+
+  private final RobustnessPlan plan;
+  private final Random random;
+  private final CallLog calls = new CallLog();
+  private final List<String> problems = new ArrayList<>();
+  private final List<String> notes = new ArrayList<>();
+  private E2E e2e;
+  private Cluster cluster;
+  private Crasher crasher;
+  private String actionNode;
+  private int callsAtStart;
+
+  private Robustness(RobustnessPlan plan) {
+    this.plan = plan;
+    this.random = new Random(plan.seed() ^ 0x5eedL);
+  }
+
+  /** What a run found. */
+  record Outcome(
+      RobustnessPlan plan,
+      Checker.Report report,
+      Duration toReady,
+      List<String> problems,
+      List<String> notes,
+      Path history) {
+    boolean ok() {
+      return problems.isEmpty() && report != null && report.ok();
+    }
+
+    long violations() {
+      return report == null ? 0 : report.violationCount();
+    }
+
+    int operations() {
+      return report == null ? 0 : report.history().ops().size();
+    }
+
+    String line() {
+      StringBuilder b =
+          new StringBuilder(
+              String.format(
+                  Locale.ROOT, "robustness run seed=%d: %s; ", plan.seed(), plan.describe()));
+      if (report != null) {
+        List<Op> ops = report.history().ops();
+        b.append(
+            String.format(
+                Locale.ROOT,
+                "%d operations (%d answered, %d indeterminate), ",
+                ops.size(),
+                ops.stream().filter(op -> !op.failed()).count(),
+                ops.stream().filter(Op::indeterminate).count()));
+      }
+      b.append(
+          toReady == null
+              ? "NOT READY"
+              : String.format(Locale.ROOT, "Ready after %.1f s", toReady.toMillis() / 1000.0));
+      if (!notes.isEmpty()) {
+        b.append(" (").append(String.join("; ", notes)).append(')');
+      }
+      if (report != null) {
+        for (Checker.Property p : report.properties()) {
+          b.append("; ")
+              .append(p.name())
+              .append(' ')
+              .append(
+                  p.holds()
+                      ? "ok"
+                      : p.violations() == null
+                          ? "not checked"
+                          : p.violations().size() + " VIOLATED");
+        }
+      }
+      b.append("; violations ").append(violations());
+      b.append(
+          ok()
+              ? "; OK"
+              : "; FAILED" + (problems.isEmpty() ? "" : ": " + String.join("; ", problems)));
+      return b.toString();
+    }
+  }
+
+  static Outcome run(RobustnessPlan plan, Path dir) throws Exception {
+    return new Robustness(plan).run(dir);
+  }
+
+  private SandboxConfig config(Path dir) {
+    SandboxConfig config =
+        SandboxConfig.defaults(dir)
+            .withRestartBackoff(Duration.ofSeconds(1), Duration.ofSeconds(4))
+            .withMaxGracePeriod(Duration.ofSeconds(5));
+    if (plan.action() == Action.NODE_DRAIN || plan.action() == Action.NODE_LOST) {
+      config =
+          config
+              .withNodes(3)
+              .withNodeTimings(Duration.ofSeconds(4), Duration.ofSeconds(3), Duration.ofSeconds(1));
+    }
+    return config;
+  }
+
+  private String manifest() {
+    int n = plan.action().members;
+    return switch (plan.action()) {
+      case UPGRADE -> UpgradeE2EIT.manifest(C, n, UpgradeE2EIT.V34);
+      case NODE_LOST ->
+          """
+          apiVersion: etcd.aenix.io/v1alpha1
+          kind: EtcdCluster
+          metadata:
+            name: test
+            namespace: default
+          spec:
+            replicas: %d
+            replaceLostMemberAfter: 20s
+            storage:
+              volumeClaimTemplate:
+                spec:
+                  storageClassName: local
+                  accessModes: [ReadWriteOnce]
+                  resources:
+                    requests:
+                      storage: 1Gi
+          """
+              .formatted(n);
+      default ->
+          """
+          apiVersion: etcd.aenix.io/v1alpha1
+          kind: EtcdCluster
+          metadata:
+            name: test
+            namespace: default
+          spec:
+            replicas: %d
+          """
+              .formatted(n);
+    };
+  }
+
+  private Outcome run(Path dir) throws Exception {
+    OperatorSettings settings =
+        OperatorSettings.defaults().withQuorumLossAlarm(Duration.ofSeconds(30)).withCallHook(calls);
+    Checker.Report report = null;
+    Duration toReady = null;
+    Path file = dir.resolve("history.json.gz");
+    try (E2E session = E2E.start(config(dir), settings);
+        Cluster test = new Cluster(session, C);
+        Members members = new Members(C)) {
+      e2e = session;
+      cluster = test;
+      crasher = new Crasher(e2e.sandbox());
+      calls.listen(crasher);
+      e2e.apply(manifest());
+      test.awaitConverged(1, plan.action().members, SETTLE);
+      Workload workload =
+          Workload.builder(List.of(test.clientUrl()))
+              .seed(plan.seed())
+              .rate(20)
+              .maxDuration(Duration.ofMinutes(8))
+              .start();
+      Target target = null;
+      try {
+        awaitAnswers(workload, 100);
+        long start = System.nanoTime();
+        callsAtStart = calls.size();
+        try (var action = workload.span("action " + plan.action().label())) {
+          target = start(plan.action());
+          for (int i = 0; i < plan.faults().size(); i++) {
+            long due = start + plan.delaysMillis().get(i) * 1_000_000;
+            long wait = due - System.nanoTime();
+            if (wait > 0) {
+              Thread.sleep(wait / 1_000_000);
+            }
+            Fault f = plan.faults().get(i);
+            try (var fault = workload.span("fault " + f.label())) {
+              inject(f);
+            }
+          }
+          target = finish(plan.action(), target);
+          try {
+            final Target t = target;
+            test.awaitConverged(t.generation(), t.members(), SETTLE);
+            toReady = Duration.ofNanos(System.nanoTime() - start);
+          } catch (AssertionError e) {
+            problems.add("not converged within " + SETTLE.toSeconds() + " s: " + e.getMessage());
+          }
+        }
+        after(plan.action());
+        awaitAnswers(workload, workload.answered() + 100);
+      } finally {
+        History history = workload.stop();
+        HistoryFile.write(history, file);
+        report = new Checker().check(history);
+      }
+      if (toReady != null) {
+        report = report.with(sameData(members, target.members()));
+        report = report.with(memberList(test, target));
+      }
+    }
+    return new Outcome(plan, report, toReady, problems, notes, file);
+  }
+
+  private void awaitAnswers(Workload workload, long n) {
+    try {
+      await().atMost(Duration.ofSeconds(60)).until(() -> workload.answered() >= n);
+    } catch (ConditionTimeoutException e) {
+      problems.add("the workload got fewer than " + n + " answers in 60 s");
+    }
+  }
+
+  /** What the cluster must come to: the spec's generation, and how many members. */
+  private record Target(long generation, int members) {}
+
+  private Target start(Action action) {
+    return switch (action) {
+      case SCALE_UP -> new Target(cluster.scale(5), 5);
+      case SCALE_DOWN -> new Target(cluster.scale(3), 3);
+      case ROLL -> new Target(cluster.patchSpec("{\"options\":{\"snapshot-count\":\"7000\"}}"), 3);
+      case UPGRADE -> new Target(cluster.patchSpec(UpgradeE2EIT.image(UpgradeE2EIT.V35)), 3);
+      case DEFRAGMENTATION ->
+          new Target(
+              cluster.patchSpec(
+                  "{\"defragmentation\":{\"threshold\":{\"percent\":1,\"minReclaimable\":\"4Ki\"}}}"),
+              3);
+      case VOLUME_EXPANSION -> new Target(VolumeExpansionE2EIT.grow(cluster, "8Gi"), 3);
+      case HIBERNATE -> new Target(cluster.scale(0), 0);
+      case NODE_DRAIN -> {
+        String pod = "test-1";
+        actionNode = nodeOf(pod);
+        notes.add("drained " + actionNode + " of " + pod);
+        NodeFailureE2EIT.drain(e2e, actionNode, pod);
+        yield new Target(1, 3);
+      }
+      case NODE_LOST -> {
+        actionNode = nodeOf("test-1");
+        notes.add(actionNode + " of test-1 down");
+        faults().nodeDown(actionNode);
+        yield new Target(1, 3);
+      }
+    };
+  }
+
+  /** The second half of an action, if it has one (hibernation's wake-up). */
+  private Target finish(Action action, Target target) {
+    if (action == Action.HIBERNATE) {
+      cluster.awaitConverged(target.generation(), 0, SETTLE);
+      return new Target(cluster.scale(3), 3);
+    }
+    if (action == Action.DEFRAGMENTATION) {
+      int from = callsAtStart;
+      awaitQuietly(
+          () ->
+              calls.labelsSince(from).stream().filter(l -> l.startsWith("etcd defragment")).count()
+                  >= 3,
+          Duration.ofSeconds(90));
+      long defrags =
+          calls.labelsSince(from).stream().filter(l -> l.startsWith("etcd defragment")).count();
+      notes.add(defrags + " defragmentations");
+      return new Target(cluster.patchSpec("{\"defragmentation\":null}"), 3);
+    }
+    return target;
+  }
+
+  /** Undoes what the action did to the world, once the cluster has settled. */
+  private void after(Action action) {
+    if (action == Action.NODE_DRAIN || action == Action.NODE_LOST) {
+      String node = actionNode;
+      if (action == Action.NODE_LOST) {
+        faults().nodeUp(node);
+      }
+      e2e.client()
+          .nodes()
+          .withName(node)
+          .edit(
+              n -> {
+                n.getSpec().setUnschedulable(false);
+                return n;
+              });
+    }
+  }
+
+  private String nodeOf(String pod) {
+    return e2e.client().pods().inNamespace(E2E.NS).withName(pod).get().getSpec().getNodeName();
+  }
+
+  private Faults faults() {
+    return e2e.sandbox().faults();
+  }
+
+  private String somePod() {
+    List<String> pods = cluster.podNames(false);
+    return pods.isEmpty() ? null : pods.get(random.nextInt(pods.size()));
+  }
+
+  private void inject(Fault fault) throws Exception {
+    String pod = somePod();
+    if (pod == null && fault.ordinal() <= Fault.WIPE.ordinal()) {
+      notes.add(fault.label() + ": no pod");
+      return;
+    }
+    try {
+      switch (fault) {
+        case KILL -> faults().kill(E2E.NS, pod, "etcd");
+        case FREEZE -> {
+          faults().freeze(E2E.NS, pod);
+          awaitQuietly(
+              () -> e2e.member(C, pod).map(m -> Boolean.FALSE.equals(m.getHealthy())).orElse(false),
+              Duration.ofSeconds(10));
+          faults().thaw(E2E.NS, pod);
+        }
+        case DELETE_POD -> faults().delete(E2E.NS, pod);
+        case DELETE_MAJORITY -> {
+          List<String> pods = new ArrayList<>(cluster.podNames(false));
+          java.util.Collections.shuffle(pods, random);
+          for (String p : pods.subList(0, Math.min(pods.size(), pods.size() / 2 + 1))) {
+            faults().delete(E2E.NS, p);
+          }
+        }
+        case WIPE -> faults().wipe(E2E.NS, pod);
+        case OPERATOR_RESTART -> {
+          faults().stopOperator();
+          Thread.sleep(1000 + random.nextInt(3000));
+          faults().startOperator();
+        }
+        case OPERATOR_CRASH -> {
+          crasher.arm(CallLog::destructive, 0);
+          awaitQuietly(() -> crasher.fired() != null, Duration.ofSeconds(20));
+          String fired = crasher.fired();
+          notes.add(fired == null ? "no call to crash after" : "crashed after '" + fired + "'");
+          if (fired != null) {
+            crasher.awaitStopped(Duration.ofSeconds(30));
+          }
+          crasher.disarm();
+          faults().startOperator();
+        }
+      }
+    } catch (IllegalArgumentException e) {
+      notes.add(fault.label() + " skipped: " + e.getMessage());
+    }
+  }
+
+  private static void awaitQuietly(Callable<Boolean> condition, Duration atMost) {
+    try {
+      await().atMost(atMost).pollInterval(Duration.ofMillis(50)).until(condition);
+    } catch (ConditionTimeoutException e) {
+      // the caller says what it saw
+    }
+  }
+
+  private static Checker.Property sameData(Members members, int n) {
+    if (n == 0) {
+      return new Checker.Property(SAME_DATA, 0, List.of(), "no member");
+    }
+    Map<String, Long> hashes = members.hashes(n);
+    boolean same = hashes.size() == n && hashes.values().stream().distinct().count() == 1;
+    return new Checker.Property(
+        SAME_DATA,
+        hashes.size(),
+        same ? List.of() : List.of(Violation.of(SAME_DATA, "HashKV per member: " + hashes)),
+        "");
+  }
+
+  private static Checker.Property memberList(Cluster test, Target target) {
+    boolean ok = test.converged(target.generation(), target.members());
+    return new Checker.Property(
+        MEMBER_LIST,
+        target.members(),
+        ok
+            ? List.of()
+            : List.of(
+                Violation.of(
+                    MEMBER_LIST,
+                    "etcd lists "
+                        + test.memberList().map(Object::toString).orElse("nothing")
+                        + ", the spec asks for "
+                        + target.members())),
+        "");
+  }
+}

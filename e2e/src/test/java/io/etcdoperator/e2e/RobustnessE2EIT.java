@@ -1,0 +1,108 @@
+package io.etcdoperator.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.etcdoperator.e2e.RobustnessPlan.Action;
+import io.etcdoperator.e2e.RobustnessPlan.Fault;
+import io.etcdoperator.operator.model.Names;
+import io.etcdoperator.testing.robustness.Checker;
+import io.etcdoperator.testing.robustness.HistoryFile;
+import io.etcdoperator.testing.robustness.Linearizer;
+import io.etcdoperator.testing.robustness.Workload;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The short set of robustness runs (README's test command): a few operator actions, each with a
+ * fault, under the recording workload, every guarantee checked ({@link Robustness}); and the proof
+ * that the checker catches a real violation in the sandbox: clients sent to two separate etcd
+ * clusters behind one Service, as seed 000's scenario 3 produces. The long set and the soak run
+ * {@link RobustnessSoakE2EIT}.
+ */
+class RobustnessE2EIT {
+  @TempDir Path dir;
+
+  static Stream<Arguments> shortSet() {
+    return Stream.of(
+        Arguments.of(RobustnessPlan.of(2801, Action.ROLL, Fault.KILL)),
+        Arguments.of(RobustnessPlan.of(2802, Action.SCALE_UP, Fault.OPERATOR_CRASH)),
+        Arguments.of(RobustnessPlan.of(2803, Action.UPGRADE, Fault.DELETE_POD)),
+        Arguments.of(RobustnessPlan.of(2804, Action.SCALE_DOWN, Fault.FREEZE)));
+  }
+
+  @ParameterizedTest
+  @MethodSource("shortSet")
+  void everyGuaranteeHoldsThroughAnActionAndAFault(RobustnessPlan plan) throws Exception {
+    Robustness.Outcome outcome = Robustness.run(plan, dir.resolve("run"));
+    System.out.println(outcome.line());
+    System.out.println(outcome.report().describe(5));
+    assertThat(outcome.ok()).as(outcome.line() + "\n" + outcome.report().describe(10)).isTrue();
+    assertThat(outcome.operations()).isGreaterThan(200);
+  }
+
+  /** Two single-member clusters, and a Service that selects the pods of both. */
+  @Test
+  void clientsOfTwoClustersBehindOneServiceAreCaught() throws Exception {
+    try (E2E e2e = E2E.start(dir.resolve("sandbox"));
+        Cluster a = new Cluster(e2e, "a");
+        Cluster b = new Cluster(e2e, "b")) {
+      for (String name : List.of("a", "b")) {
+        e2e.apply(
+            """
+            apiVersion: etcd.aenix.io/v1alpha1
+            kind: EtcdCluster
+            metadata:
+              name: %s
+              namespace: default
+            spec:
+              replicas: 1
+            """
+                .formatted(name));
+      }
+      a.awaitConverged(1, 1, Duration.ofMinutes(2));
+      b.awaitConverged(1, 1, Duration.ofMinutes(2));
+      e2e.client()
+          .resource(
+              new ServiceBuilder()
+                  .withNewMetadata()
+                  .withName("both")
+                  .withNamespace(E2E.NS)
+                  .endMetadata()
+                  .withNewSpec()
+                  .addToSelector(Names.LABEL_NAME, "etcd")
+                  .addNewPort()
+                  .withName("client")
+                  .withPort(Names.CLIENT_PORT)
+                  .endPort()
+                  .endSpec()
+                  .build())
+          .create();
+      Workload workload =
+          Workload.builder(List.of("http://both." + E2E.NS + ".svc:" + Names.CLIENT_PORT))
+              .seed(2800)
+              .rate(20)
+              .maxDuration(Duration.ofSeconds(20))
+              .start();
+      try {
+        org.awaitility.Awaitility.await()
+            .atMost(Duration.ofSeconds(30))
+            .until(() -> workload.answered() > 400);
+      } finally {
+        workload.stop();
+      }
+      HistoryFile.write(workload.stop(), dir.resolve("two-clusters.json.gz"));
+      Checker.Report report = new Checker().check(workload.stop());
+      System.out.println("robustness two clusters behind one Service:\n" + report.describe(2));
+      assertThat(report.linearization().verdict()).isEqualTo(Linearizer.Verdict.VIOLATED);
+      assertThat(report.linearization().violations().get(0).ops()).isNotEmpty();
+    }
+  }
+}
