@@ -35,17 +35,83 @@ class RobustnessE2EIT {
         Arguments.of(RobustnessPlan.of(2801, Action.ROLL, Fault.KILL)),
         Arguments.of(RobustnessPlan.of(2802, Action.SCALE_UP, Fault.OPERATOR_CRASH)),
         Arguments.of(RobustnessPlan.of(2803, Action.UPGRADE, Fault.DELETE_POD)),
-        Arguments.of(RobustnessPlan.of(2804, Action.SCALE_DOWN, Fault.FREEZE)));
+        Arguments.of(RobustnessPlan.of(2804, Action.SCALE_DOWN, Fault.FREEZE)),
+        Arguments.of(RobustnessPlan.of(2805, Action.ROLL, Fault.PARTITION_LEADER)));
   }
 
   @ParameterizedTest
   @MethodSource("shortSet")
   void everyGuaranteeHoldsThroughAnActionAndAFault(RobustnessPlan plan) throws Exception {
-    Robustness.Outcome outcome = Robustness.run(plan, dir.resolve("run"));
+    // kept when it fails: its history and the pods' logs
+    Path run = Path.of("target", "robustness", "short-" + plan.seed()).toAbsolutePath();
+    FaultSuiteE2EIT.delete(run);
+    Robustness.Outcome outcome = Robustness.run(plan, run);
     System.out.println(outcome.line());
     System.out.println(outcome.report().describe(5));
+    if (outcome.ok()) {
+      FaultSuiteE2EIT.delete(run);
+    }
     assertThat(outcome.ok()).as(outcome.line() + "\n" + outcome.report().describe(10)).isTrue();
     assertThat(outcome.operations()).isGreaterThan(200);
+  }
+
+  /**
+   * The links between members are real: the leader cut off from the others loses its followers
+   * (they elect another among themselves; it steps down), and once healed all three follow one
+   * leader again; the operator and clients reach every member throughout.
+   */
+  @Test
+  void aLeaderCutOffFromItsPeersIsReplacedAndTheLinksHeal() throws Exception {
+    try (E2E e2e =
+            E2E.start(
+                io.etcdoperator.sandbox.SandboxConfig.defaults(dir.resolve("s")).withPeerLinks());
+        Cluster test = new Cluster(e2e, "test");
+        Members members = new Members("test")) {
+      e2e.apply(Cluster.THREE_MEMBERS);
+      test.awaitConverged(1, 3, Duration.ofMinutes(2));
+      String leader = test.leader().orElseThrow();
+      long leaderId = members.statuses(3).get(leader).memberId();
+      e2e.sandbox().faults().partitionPeers(E2E.NS, List.of(java.util.Set.of(leader)));
+      long cut = System.nanoTime();
+      org.awaitility.Awaitility.await()
+          .atMost(Duration.ofSeconds(20))
+          .conditionEvaluationListener(
+              c -> {
+                if (c.getRemainingTimeInMS() < 600) {
+                  System.out.println(
+                      "statuses "
+                          + members.statuses(3)
+                          + " links "
+                          + e2e.sandbox().kubelet().dns().peerLinks().state());
+                }
+              })
+          .until(
+              () -> {
+                var statuses = members.statuses(3);
+                return statuses.entrySet().stream()
+                        .filter(e -> !e.getKey().equals(leader))
+                        .allMatch(
+                            e ->
+                                e.getValue().leaderId() != 0 && e.getValue().leaderId() != leaderId)
+                    && statuses.get(leader).leaderId() != leaderId;
+              });
+      System.out.printf(
+          "leader %s cut off: the others follow another, it steps down, after %d ms%n",
+          leader, (System.nanoTime() - cut) / 1_000_000);
+      e2e.sandbox().faults().healPeers(E2E.NS);
+      org.awaitility.Awaitility.await()
+          .atMost(Duration.ofSeconds(20))
+          .until(
+              () -> {
+                var ids =
+                    members.statuses(3).values().stream()
+                        .map(s -> s.leaderId())
+                        .distinct()
+                        .toList();
+                return ids.size() == 1 && ids.get(0) != 0;
+              });
+      test.awaitConverged(1, 3, Duration.ofMinutes(1));
+    }
   }
 
   /** Two single-member clusters, and a Service that selects the pods of both. */

@@ -136,6 +136,53 @@ public final class Faults {
     api.deleteInProcess("/api/v1/nodes/" + node);
   }
 
+  /**
+   * Partitions the members of a namespace from each other: pods on different sides reach each other
+   * no more (their links are cut in both directions), pods on one side still do; the operator and
+   * clients still reach every pod. A pod on no side keeps its links to every side (a bridge). Needs
+   * a sandbox started {@link SandboxConfig#withPeerLinks() with peer links}; lasts until {@link
+   * #healPeers}.
+   */
+  public void partitionPeers(String namespace, List<java.util.Set<String>> sides) {
+    io.etcdoperator.sandbox.net.PeerLinks links = peerLinks();
+    if (sides.size() == 1) {
+      java.util.Set<String> rest = new java.util.TreeSet<>(links.pods(namespace));
+      rest.removeAll(sides.get(0));
+      sides = List.of(sides.get(0), rest);
+    }
+    for (int i = 0; i < sides.size(); i++) {
+      for (int j = i + 1; j < sides.size(); j++) {
+        for (String a : sides.get(i)) {
+          for (String b : sides.get(j)) {
+            links.cut(namespace, a, b, true);
+          }
+        }
+      }
+    }
+  }
+
+  /** Delays, by {@code delay}, everything between {@code pod} and every other member. */
+  public void delayPeers(String namespace, String pod, List<String> others, Duration delay) {
+    io.etcdoperator.sandbox.net.PeerLinks links = peerLinks();
+    for (String other : others) {
+      links.delay(namespace, pod, other, delay);
+    }
+  }
+
+  /** Every link between the members of the namespace back to normal. */
+  public void healPeers(String namespace) {
+    peerLinks().heal(namespace);
+  }
+
+  private io.etcdoperator.sandbox.net.PeerLinks peerLinks() {
+    io.etcdoperator.sandbox.net.PeerLinks links = kubelet.dns().peerLinks();
+    if (links == null) {
+      throw new IllegalStateException(
+          "members reach each other directly: start the sandbox with SandboxConfig.withPeerLinks()");
+    }
+    return links;
+  }
+
   /** Stops the operator (as if its pod died); a no-op when it is stopped. */
   public void stopOperator() throws Exception {
     sandbox.stopOperator();

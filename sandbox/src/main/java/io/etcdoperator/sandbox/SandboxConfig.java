@@ -31,6 +31,8 @@ import java.util.HexFormat;
  * @param fakeEtcd etcd containers are answered by the load generator ({@link
  *     io.etcdoperator.sandbox.fake.FakeEtcd}) instead of etcd processes: for benchmarks of many
  *     clusters only, never for a test of correctness
+ * @param peerLinks members of one cluster reach each other through the sandbox's links ({@link
+ *     io.etcdoperator.sandbox.net.PeerLinks}), which faults can cut or slow (off by default)
  */
 public record SandboxConfig(
     Path stateDir,
@@ -44,7 +46,8 @@ public record SandboxConfig(
     Duration nodeMonitorGracePeriod,
     Duration defaultTolerationSeconds,
     Duration nodeLeaseRenewInterval,
-    boolean fakeEtcd) {
+    boolean fakeEtcd,
+    boolean peerLinks) {
 
   /** The RBAC of {@code deploy/cluster-scope.yaml}: the operator watches every namespace. */
   public static final String CLUSTER_SCOPE = "cluster-scope.yaml";
@@ -66,6 +69,7 @@ public record SandboxConfig(
         Duration.ofSeconds(40),
         Duration.ofSeconds(300),
         Duration.ofSeconds(10),
+        false,
         false);
   }
 
@@ -82,7 +86,8 @@ public record SandboxConfig(
         nodeMonitorGracePeriod,
         defaultTolerationSeconds,
         nodeLeaseRenewInterval,
-        fakeEtcd);
+        fakeEtcd,
+        peerLinks);
   }
 
   public SandboxConfig withMaxGracePeriod(Duration grace) {
@@ -98,7 +103,8 @@ public record SandboxConfig(
         nodeMonitorGracePeriod,
         defaultTolerationSeconds,
         nodeLeaseRenewInterval,
-        fakeEtcd);
+        fakeEtcd,
+        peerLinks);
   }
 
   /** The number of nodes, {@code node-0} ... {@code node-<count-1>}; at least 1. */
@@ -118,7 +124,8 @@ public record SandboxConfig(
         nodeMonitorGracePeriod,
         defaultTolerationSeconds,
         nodeLeaseRenewInterval,
-        fakeEtcd);
+        fakeEtcd,
+        peerLinks);
   }
 
   /**
@@ -140,7 +147,8 @@ public record SandboxConfig(
         gracePeriod,
         defaultToleration,
         renewInterval,
-        fakeEtcd);
+        fakeEtcd,
+        peerLinks);
   }
 
   /**
@@ -161,7 +169,8 @@ public record SandboxConfig(
         nodeMonitorGracePeriod,
         defaultTolerationSeconds,
         nodeLeaseRenewInterval,
-        fakeEtcd);
+        fakeEtcd,
+        peerLinks);
   }
 
   /** Etcd containers answered by the load generator, for a benchmark (see {@link #fakeEtcd}). */
@@ -178,6 +187,27 @@ public record SandboxConfig(
         nodeMonitorGracePeriod,
         defaultTolerationSeconds,
         nodeLeaseRenewInterval,
+        true,
+        peerLinks);
+  }
+
+  /**
+   * Members reach each other through links that faults can cut or slow (see {@link #peerLinks}).
+   */
+  public SandboxConfig withPeerLinks() {
+    return new SandboxConfig(
+        stateDir,
+        etcdBinaries,
+        restartBackoff,
+        maxRestartBackoff,
+        maxGracePeriod,
+        resync,
+        rbacManifest,
+        nodes,
+        nodeMonitorGracePeriod,
+        defaultTolerationSeconds,
+        nodeLeaseRenewInterval,
+        fakeEtcd,
         true);
   }
 
@@ -207,7 +237,8 @@ public record SandboxConfig(
         nodeMonitorGracePeriod,
         defaultTolerationSeconds,
         nodeLeaseRenewInterval,
-        fakeEtcd);
+        fakeEtcd,
+        peerLinks);
   }
 
   /** The tag every process of a sandbox in this state directory carries (see ProcessSweeper). */

@@ -48,6 +48,11 @@ public final class ClusterDns {
   private final Supplier<List<Service>> services;
   private final Supplier<List<LivePod>> pods;
   private volatile Map<String, List<String>> global = Map.of();
+
+  /** Every record, pod names included (the DNS server leaves those out with peer links). */
+  private volatile Map<String, List<String>> all = Map.of();
+
+  private io.etcdoperator.sandbox.net.PeerLinks peers;
   private DnsServer server;
   private final java.util.Set<String> partitioned = new java.util.TreeSet<>();
   private java.util.function.Supplier<String> blackHole;
@@ -76,6 +81,24 @@ public final class ClusterDns {
               return a == null ? List.of() : a;
             });
   }
+
+  /**
+   * From now on members of one headless Service reach each other through {@code links} (see {@link
+   * io.etcdoperator.sandbox.net.PeerLinks}): each pod's hosts file maps the other members' names to
+   * its links to them, and the DNS server no longer answers pod names (so that no lookup goes
+   * around a link); other pods' hosts files map pod names to the pods' addresses.
+   */
+  public synchronized void usePeerLinks(io.etcdoperator.sandbox.net.PeerLinks links) {
+    this.peers = links;
+  }
+
+  /** The peer links, or null when members reach each other directly. */
+  public synchronized io.etcdoperator.sandbox.net.PeerLinks peerLinks() {
+    return peers;
+  }
+
+  /** A pod's name record: a headless Service's pod, by its hostname. */
+  private record PodName(String namespace, String service, String pod, String name, String ip) {}
 
   /** The resolv.conf of a pod: the sandbox's name server and the search path of its namespace. */
   Path resolvConf(PodWorker w) {
@@ -113,7 +136,7 @@ public final class ClusterDns {
     if (host.matches("127(\\.\\d{1,3}){3}") || host.equals("::1") || host.equals("[::1]")) {
       return host;
     }
-    List<String> a = global.get(host.endsWith(".") ? host.substring(0, host.length() - 1) : host);
+    List<String> a = all.get(host.endsWith(".") ? host.substring(0, host.length() - 1) : host);
     return a == null || a.isEmpty() ? null : a.get(0);
   }
 
@@ -166,6 +189,7 @@ public final class ClusterDns {
     }
     Map<String, List<String>> fq = new LinkedHashMap<>();
     Map<String, List<String>> jvm = new LinkedHashMap<>();
+    List<PodName> podNames = new ArrayList<>();
     for (Service s : services.get()) {
       String ns = s.getMetadata().getNamespace();
       String name = s.getMetadata().getName();
@@ -192,6 +216,13 @@ public final class ClusterDns {
         if (headless && hostname != null && name.equals(p.getSpec().getSubdomain())) {
           add(fq, hostname + "." + name + "." + ns + ".svc", lp.ip());
           add(fq, hostname + "." + name + "." + ns + ".svc.cluster.local", lp.ip());
+          podNames.add(
+              new PodName(
+                  ns,
+                  name,
+                  p.getMetadata().getName(),
+                  hostname + "." + name + "." + ns + ".svc",
+                  lp.ip()));
           if (partitioned.contains(key)) {
             String hole = blackHole.get();
             add(jvm, hostname + "." + name + "." + ns + ".svc", hole);
@@ -204,7 +235,17 @@ public final class ClusterDns {
         add(fq, name + "." + ns + ".svc.cluster.local", ip);
       }
     }
-    global = fq;
+    all = fq;
+    if (peers == null) {
+      global = fq;
+    } else {
+      Map<String, List<String>> dns = new LinkedHashMap<>(fq);
+      for (PodName n : podNames) {
+        dns.remove(n.name());
+        dns.remove(n.name() + ".cluster.local");
+      }
+      global = dns;
+    }
     Map<String, List<String>> forJvm = new LinkedHashMap<>(fq);
     forJvm.putAll(jvm);
     if (!forJvm.equals(publishedToJvm)) {
@@ -231,6 +272,9 @@ public final class ClusterDns {
               lp.ip());
         }
         add(entries, hostname, lp.ip());
+        if (peers != null) {
+          addPodNames(entries, p, lp.ip(), podNames);
+        }
         String uid = p.getMetadata().getUid();
         String content =
             HostsFile.render(
@@ -249,6 +293,27 @@ public final class ClusterDns {
     }
   }
 
+  /**
+   * With peer links, the pod names a pod's hosts file holds: its own, its fellow members' through
+   * its links to them, every other pod's as its address.
+   */
+  private void addPodNames(
+      Map<String, List<String>> entries, Pod p, String ip, List<PodName> podNames) {
+    String ns = p.getMetadata().getNamespace();
+    for (PodName n : podNames) {
+      String address;
+      if (n.namespace().equals(ns) && n.pod().equals(p.getMetadata().getName())) {
+        address = ip;
+      } else if (n.namespace().equals(ns) && n.service().equals(p.getSpec().getSubdomain())) {
+        address = peers.address(ns, p.getMetadata().getName(), n.pod(), n.name());
+      } else {
+        address = n.ip();
+      }
+      add(entries, n.name(), address);
+      add(entries, n.name() + ".cluster.local", address);
+    }
+  }
+
   /** Removes a pod's hosts file once its processes are gone. */
   synchronized void forget(String uid) {
     podHosts.remove(uid);
@@ -264,6 +329,9 @@ public final class ClusterDns {
   public synchronized void close() {
     if (server != null) {
       server.close();
+    }
+    if (peers != null) {
+      peers.close();
     }
     JvmHosts.withdraw(sandboxId);
   }

@@ -92,6 +92,9 @@ public final class Kubelet implements AutoCloseable {
     this.config = config;
     this.addresses = addresses;
     this.dns = new ClusterDns(sandboxId, config.dnsDir(), this::services, this::livePods);
+    if (config.peerLinks()) {
+      dns.usePeerLinks(new io.etcdoperator.sandbox.net.PeerLinks(addresses, dns::resolve));
+    }
     this.prober = new Prober(dns::resolve);
     this.scheduler =
         Executors.newScheduledThreadPool(
