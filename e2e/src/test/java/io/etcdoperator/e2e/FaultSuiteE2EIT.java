@@ -78,7 +78,7 @@ class FaultSuiteE2EIT {
   }
 
   /** A system property, else an environment variable, else the fallback; trimmed. */
-  private static String setting(String property, String env, String fallback) {
+  static String setting(String property, String env, String fallback) {
     String v = System.getProperty(property);
     if (v == null || v.isBlank()) {
       v = System.getenv(env);
@@ -86,7 +86,7 @@ class FaultSuiteE2EIT {
     return v == null || v.isBlank() ? fallback : v.trim();
   }
 
-  private static void delete(Path dir) {
+  static void delete(Path dir) {
     if (!Files.exists(dir)) {
       return;
     }

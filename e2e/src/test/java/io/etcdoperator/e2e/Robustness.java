@@ -56,6 +56,7 @@ final class Robustness {
   private Cluster cluster;
   private Crasher crasher;
   private String actionNode;
+  private String memberIdBefore;
   private int callsAtStart;
 
   private Robustness(RobustnessPlan plan) {
@@ -135,7 +136,8 @@ final class Robustness {
     SandboxConfig config =
         SandboxConfig.defaults(dir)
             .withRestartBackoff(Duration.ofSeconds(1), Duration.ofSeconds(4))
-            .withMaxGracePeriod(Duration.ofSeconds(5));
+            .withMaxGracePeriod(Duration.ofSeconds(5))
+            .withPeerLinks();
     if (plan.action() == Action.NODE_DRAIN || plan.action() == Action.NODE_LOST) {
       config =
           config
@@ -204,6 +206,12 @@ final class Robustness {
               .rate(20)
               .maxDuration(Duration.ofMinutes(8))
               .start();
+      workload.about("action", plan.describe());
+      workload.about(
+          "etcd versions",
+          plan.action() == Action.UPGRADE
+              ? tag(UpgradeE2EIT.V34) + "," + tag(UpgradeE2EIT.V35)
+              : tag(UpgradeE2EIT.V35));
       Target target = null;
       try {
         awaitAnswers(workload, 100);
@@ -226,9 +234,37 @@ final class Robustness {
           try {
             final Target t = target;
             test.awaitConverged(t.generation(), t.members(), SETTLE);
+            // Ready says every member is a healthy voter; a roll may still be under way
+            await()
+                .atMost(SETTLE)
+                .pollInterval(Duration.ofMillis(50))
+                .until(
+                    () ->
+                        test.converged(t.generation(), t.members())
+                            && String.valueOf(e2e.condition(C, "Progressing"))
+                                .startsWith("False/"));
             toReady = Duration.ofNanos(System.nanoTime() - start);
-          } catch (AssertionError e) {
-            problems.add("not converged within " + SETTLE.toSeconds() + " s: " + e.getMessage());
+            if (plan.action() == Action.UPGRADE) {
+              // etcd decides its cluster version a few seconds after the last member runs 3.5
+              awaitOrNote(
+                  () -> "3.5.0".equals(test.status().getClusterVersion()),
+                  "cluster version not 3.5.0");
+            }
+            if (plan.action() == Action.ROLL || plan.action() == Action.UPGRADE) {
+              notes.add(
+                  calls.labelsSince(callsAtStart).stream()
+                          .filter(l -> l.startsWith("k8s delete Pod"))
+                          .count()
+                      + " pods restarted by the operator");
+            }
+          } catch (AssertionError | ConditionTimeoutException e) {
+            problems.add(
+                "not settled within "
+                    + SETTLE.toSeconds()
+                    + " s: "
+                    + e.getMessage()
+                    + "; Progressing "
+                    + e2e.condition(C, "Progressing"));
           }
         }
         after(plan.action());
@@ -244,6 +280,11 @@ final class Robustness {
       }
     }
     return new Outcome(plan, report, toReady, problems, notes, file);
+  }
+
+  /** The version an image's tag names: {@code quay.io/coreos/etcd:v3.5.30} is 3.5.30. */
+  private static String tag(String image) {
+    return image.substring(image.lastIndexOf(':') + 2);
   }
 
   private void awaitAnswers(Workload workload, long n) {
@@ -279,6 +320,7 @@ final class Robustness {
       }
       case NODE_LOST -> {
         actionNode = nodeOf("test-1");
+        memberIdBefore = cluster.memberIds().get("test-1");
         notes.add(actionNode + " of test-1 down");
         faults().nodeDown(actionNode);
         yield new Target(1, 3);
@@ -286,8 +328,29 @@ final class Robustness {
     };
   }
 
-  /** The second half of an action, if it has one (hibernation's wake-up). */
+  /** The second half of an action, if it has one (hibernation's wake-up), or its sign of done. */
   private Target finish(Action action, Target target) {
+    if (action == Action.NODE_DRAIN) {
+      awaitOrNote(
+          () -> {
+            var p = e2e.client().pods().inNamespace(E2E.NS).withName("test-1").get();
+            return p != null
+                && p.getSpec().getNodeName() != null
+                && !p.getSpec().getNodeName().equals(actionNode);
+          },
+          "test-1 never left " + actionNode);
+    }
+    if (action == Action.NODE_LOST) {
+      awaitOrNote(
+          () -> !memberIdBefore.equals(cluster.memberIds().getOrDefault("test-1", memberIdBefore)),
+          "test-1 never replaced");
+      notes.add("test-1 replaced: " + memberIdBefore + " -> " + cluster.memberIds().get("test-1"));
+    }
+    if (action == Action.VOLUME_EXPANSION) {
+      awaitOrNote(
+          () -> VolumeExpansionE2EIT.capacities(e2e, C).values().stream().allMatch("8Gi"::equals),
+          "claims not all 8Gi");
+    }
     if (action == Action.HIBERNATE) {
       cluster.awaitConverged(target.generation(), 0, SETTLE);
       return new Target(cluster.scale(3), 3);
@@ -368,6 +431,44 @@ final class Robustness {
           Thread.sleep(1000 + random.nextInt(3000));
           faults().startOperator();
         }
+        case PARTITION_MEMBER -> partitioned(List.of(java.util.Set.of(pod)), "alone: " + pod);
+        case PARTITION_LEADER -> {
+          String leader = cluster.leader().orElse(pod);
+          partitioned(List.of(java.util.Set.of(leader)), "leader alone: " + leader);
+        }
+        case SPLIT -> {
+          List<String> pods = new ArrayList<>(cluster.podNames(false));
+          java.util.Collections.shuffle(pods, random);
+          int minority = (pods.size() - 1) / 2;
+          partitioned(
+              List.of(
+                  java.util.Set.copyOf(pods.subList(0, Math.max(1, minority))),
+                  java.util.Set.copyOf(pods.subList(Math.max(1, minority), pods.size()))),
+              "split "
+                  + pods.subList(0, Math.max(1, minority))
+                  + " | "
+                  + pods.subList(Math.max(1, minority), pods.size()));
+        }
+        case BRIDGE -> {
+          List<String> pods = new ArrayList<>(cluster.podNames(false));
+          java.util.Collections.shuffle(pods, random);
+          if (pods.size() < 3) {
+            notes.add("bridge: fewer than 3 members");
+            return;
+          }
+          partitioned(
+              List.of(java.util.Set.of(pods.get(0)), java.util.Set.of(pods.get(1))),
+              "bridge " + pods.get(2) + " between " + pods.get(0) + " and " + pods.get(1));
+        }
+        case DELAY_PEERS -> {
+          Duration delay = Duration.ofMillis(50 + random.nextInt(200));
+          List<String> others = new ArrayList<>(cluster.podNames(false));
+          others.remove(pod);
+          faults().delayPeers(E2E.NS, pod, others, delay);
+          notes.add(pod + " delayed " + delay.toMillis() + " ms");
+          Thread.sleep(3000 + random.nextInt(5000));
+          faults().healPeers(E2E.NS);
+        }
         case OPERATOR_CRASH -> {
           crasher.arm(CallLog::destructive, 0);
           awaitQuietly(() -> crasher.fired() != null, Duration.ofSeconds(20));
@@ -382,6 +483,26 @@ final class Robustness {
       }
     } catch (IllegalArgumentException e) {
       notes.add(fault.label() + " skipped: " + e.getMessage());
+    }
+  }
+
+  /** Cuts the sides off from each other for 3 to 8 s, then heals. */
+  private void partitioned(List<java.util.Set<String>> sides, String what)
+      throws InterruptedException {
+    faults().partitionPeers(E2E.NS, sides);
+    notes.add(what);
+    try {
+      Thread.sleep(3000 + random.nextInt(5000));
+    } finally {
+      faults().healPeers(E2E.NS);
+    }
+  }
+
+  private void awaitOrNote(Callable<Boolean> done, String otherwise) {
+    try {
+      await().atMost(SETTLE).pollInterval(Duration.ofMillis(100)).ignoreExceptions().until(done);
+    } catch (ConditionTimeoutException e) {
+      problems.add(otherwise + " within " + SETTLE.toSeconds() + " s");
     }
   }
 

@@ -57,7 +57,17 @@ record RobustnessPlan(long seed, Action action, List<Fault> faults, List<Long> d
     DELETE_MAJORITY(1),
     WIPE(2),
     OPERATOR_RESTART(2),
-    OPERATOR_CRASH(2);
+    OPERATOR_CRASH(2),
+    /** One member cut off from the others (not from the operator or clients) for a few seconds. */
+    PARTITION_MEMBER(2),
+    /** The leader cut off from the others. */
+    PARTITION_LEADER(2),
+    /** A majority and a minority cut off from each other. */
+    SPLIT(1),
+    /** Two members cut off from each other, a third reaching both. */
+    BRIDGE(1),
+    /** Everything to and from one member delayed by 50 to 250 ms. */
+    DELAY_PEERS(2);
 
     final int weight;
 

@@ -140,13 +140,27 @@ public final class Checker {
     properties.add(clientRevisions(history));
     if (outcome.verdict() == Linearizer.Verdict.LINEARIZABLE) {
       properties.add(serializable(history, outcome));
-      WatchChecker watches = new WatchChecker(outcome.baseRevision(), outcome.steps());
+      WatchChecker watches =
+          new WatchChecker(
+              outcome.baseRevision(), outcome.steps(), KnownIssues.earlyProgress(history));
       Map<String, List<Violation>> found = watches.check(history.watches());
       String note =
           watches.events()
               + " events"
               + (watches.beyond() == 0 ? "" : ", " + watches.beyond() + " past the last revision");
       found.forEach((name, vs) -> properties.add(new Property(name, watches.events(), vs, note)));
+      if (!watches.known().isEmpty()) {
+        properties.add(
+            new Property(
+                KnownIssues.PROPERTY,
+                watches.known().size(),
+                List.of(),
+                watches.known().size()
+                    + " explained by etcd's own "
+                    + KnownIssues.EARLY_PROGRESS
+                    + ", first: "
+                    + watches.known().get(0).describe(history).replace('\n', ' ')));
+      }
     } else {
       properties.add(new Property(SERIALIZABLE, 0, null, "no linearization"));
       WatchChecker.PROPERTIES.forEach(

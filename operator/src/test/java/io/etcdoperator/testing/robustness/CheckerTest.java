@@ -388,6 +388,19 @@ class CheckerTest {
     }
 
     @Test
+    void anEarlyProgressNotificationIsEtcdsOwnOnVersionsWithTheBug() {
+      Report report =
+          threePuts()
+              .etcd("3.4.23")
+              .watchEvents(0, 0, 2, 2, A1)
+              .watchProgress(0, 0, 6, 4)
+              .watchEvents(0, 0, 7, 4, B1, A2)
+              .check();
+      assertOk(report);
+      assertThat(property(report, KnownIssues.PROPERTY).note()).contains("etcd-io/etcd#15220");
+    }
+
+    @Test
     void aRevisionSplitOverTwoResponses() {
       // one revocation deletes two keys at revision 4: both deletions must come together
       Report report =

@@ -14,6 +14,7 @@ final class Histories {
   private final List<Op> ops = new ArrayList<>();
   private final List<Watch.Record> watches = new ArrayList<>();
   private final List<History.Span> spans = new ArrayList<>();
+  private String versions = "3.5.30";
 
   Histories(long base) {
     this.base = base;
@@ -202,8 +203,14 @@ final class Histories {
     return this;
   }
 
+  /** The etcd versions the history is said to come from. */
+  Histories etcd(String versions) {
+    this.versions = versions;
+    return this;
+  }
+
   History build() {
-    return new History(P, base, ops, watches, spans, Map.of("test", "true"));
+    return new History(P, base, ops, watches, spans, Map.of("etcd versions", versions));
   }
 
   Checker.Report check() {

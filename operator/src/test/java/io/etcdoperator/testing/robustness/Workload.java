@@ -182,6 +182,7 @@ public final class Workload implements AutoCloseable {
   private final AtomicLong highestRevision = new AtomicLong();
   private final List<Thread> threads = new ArrayList<>();
   private final List<Watcher> watchers = new ArrayList<>();
+  private final Map<String, String> extraAbout = new ConcurrentHashMap<>();
   private volatile boolean stopping;
   private long baseRevision;
   private long endNanos;
@@ -220,6 +221,11 @@ public final class Workload implements AutoCloseable {
     synchronized (ops) {
       return ops.stream().filter(op -> !op.failed()).count();
     }
+  }
+
+  /** A fact of the run for the history (e.g. {@code etcd versions}: what the checker must know). */
+  public void about(String key, String value) {
+    extraAbout.put(key, value);
   }
 
   /** The history's clock: nanoseconds since the workload was made. */
@@ -354,6 +360,7 @@ public final class Workload implements AutoCloseable {
     about.put("mix", settings.mix().describe());
     about.put("seed", String.valueOf(settings.seed()));
     about.put("endpoints", String.join(",", settings.endpoints()));
+    about.putAll(extraAbout);
     history = new History(prefix, baseRevision, sorted, records, spanList, about);
     kv.close();
     return history;
@@ -731,6 +738,7 @@ public final class Workload implements AutoCloseable {
     private int watcher;
     private int stream = -1;
     private long lastDelivered;
+    private long lastEvent;
     private long nextStart;
     private long openedAt;
     private volatile long lastAnswer;
@@ -768,6 +776,7 @@ public final class Workload implements AutoCloseable {
             watcher = nextWatcher.getAndIncrement();
             stream = -1;
             lastDelivered = 0;
+            lastEvent = 0;
             nextStart = -1;
           } else {
             call.sendMessage(
@@ -790,7 +799,9 @@ public final class Workload implements AutoCloseable {
         // a new watcher: from a revision in the recent past
         nextStart = Math.max(baseRevision + 1, highestRevision.get() - random.nextInt(20));
       }
-      long start = lastDelivered > 0 ? Math.max(lastDelivered + 1, nextStart) : nextStart;
+      // from the last event, not the last progress notification: etcd before 3.4.25 and 3.5.8 can
+      // notify progress before the events it covers (etcd-io/etcd#15220)
+      long start = lastEvent > 0 ? Math.max(lastEvent + 1, nextStart) : nextStart;
       boolean prevKv = watcher % 2 == 0;
       stream++;
       openedAt = now();
@@ -849,6 +860,7 @@ public final class Workload implements AutoCloseable {
           boolean put = e.getType() == io.etcd.jetcd.api.Event.EventType.PUT;
           events.add(new Watch.Event(put, kv(e.getKv()), e.hasPrevKv() ? kv(e.getPrevKv()) : null));
           lastDelivered = Math.max(lastDelivered, e.getKv().getModRevision());
+          lastEvent = Math.max(lastEvent, e.getKv().getModRevision());
         }
         record(Watch.Kind.EVENTS, rev, 0, 0, events, member, null);
       } else if (!response.getCreated() && !response.getCanceled()) {
