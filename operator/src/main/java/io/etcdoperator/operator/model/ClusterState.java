@@ -15,8 +15,8 @@ import java.util.stream.IntStream;
  * recorded with quorum, the record of rebuilds).
  *
  * <p>etcd reads the first three only on a member's first start (an empty data dir); a member with
- * data ignores them. The planner decides the state from the world (DESIGN.md section 4), never from
- * the resource's status.
+ * data ignores them. The planner decides the state from the world (docs/design.md), never from the
+ * resource's status.
  *
  * @param kind {@code new} or {@code existing}
  * @param members {@code ETCD_INITIAL_CLUSTER}, in order

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-/** The objects of one cluster, field by field where the issue or DESIGN.md decides them. */
+/** The objects of one cluster, field by field where an issue or docs/design.md decides them. */
 class EtcdClusterModelTest {
   final EtcdClusterModel defaults = TestClusters.model("{}");
 
