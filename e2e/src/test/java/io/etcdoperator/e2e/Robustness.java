@@ -57,6 +57,8 @@ final class Robustness {
   private Crasher crasher;
   private String actionNode;
   private String memberIdBefore;
+  private Workload workload;
+  private long burstEnd;
   private int callsAtStart;
 
   private Robustness(RobustnessPlan plan) {
@@ -171,6 +173,19 @@ final class Robustness {
                       storage: 1Gi
           """
               .formatted(n);
+      case NO_SPACE ->
+          """
+          apiVersion: etcd.aenix.io/v1alpha1
+          kind: EtcdCluster
+          metadata:
+            name: test
+            namespace: default
+          spec:
+            replicas: %d
+            options:
+              quota-backend-bytes: "16777216"
+          """
+              .formatted(n);
       default ->
           """
           apiVersion: etcd.aenix.io/v1alpha1
@@ -183,6 +198,26 @@ final class Robustness {
           """
               .formatted(n);
     };
+  }
+
+  /**
+   * {@code examples/tls/}'s cluster named {@value #C}, without its security section: its Secrets
+   * issued (as cert-manager would) and created, the cluster's YAML returned.
+   */
+  private String plaintextTlsExample(Path dir) throws Exception {
+    java.nio.file.Files.createDirectories(dir);
+    Path example = dir.resolve("tls-example.yaml");
+    java.nio.file.Files.writeString(
+        example, java.nio.file.Files.readString(TlsE2EIT.EXAMPLE).replace("etcd-tls", C));
+    io.etcdoperator.testing.CertManagerEmulation.of(example)
+        .issueAll()
+        .forEach((name, data) -> e2e.client().resource(TlsE2EIT.secret(name, data)).create());
+    var serialization = e2e.client().getKubernetesSerialization();
+    var cluster =
+        serialization.unmarshal(
+            E2E.document(example, "EtcdCluster"), io.etcdoperator.api.v1alpha1.EtcdCluster.class);
+    cluster.getSpec().setSecurity(null);
+    return serialization.asYaml(cluster);
   }
 
   private Outcome run(Path dir) throws Exception {
@@ -198,9 +233,9 @@ final class Robustness {
       cluster = test;
       crasher = new Crasher(e2e.sandbox());
       calls.listen(crasher);
-      e2e.apply(manifest());
+      e2e.apply(plan.action() == Action.PEER_TLS ? plaintextTlsExample(dir) : manifest());
       test.awaitConverged(1, plan.action().members, SETTLE);
-      Workload workload =
+      workload =
           Workload.builder(List.of(test.clientUrl()))
               .seed(plan.seed())
               .rate(20)
@@ -318,6 +353,58 @@ final class Robustness {
         NodeFailureE2EIT.drain(e2e, actionNode, pod);
         yield new Target(1, 3);
       }
+      case PEER_TLS ->
+          new Target(
+              cluster.patchSpec(
+                  "{\"security\":{\"tls\":{\"peerTrustedCASecret\":\"test-peer-ca\","
+                      + "\"peerSecret\":\"test-peer\"}}}"),
+              3);
+      case NO_SPACE -> {
+        int puts = workload.burst(400, 512 * 1024, "database space exceeded");
+        burstEnd = workload.now();
+        notes.add("NOSPACE after " + puts + " puts of 512 KiB");
+        yield new Target(1, 3);
+      }
+      case BACKUP -> {
+        e2e.client()
+            .persistentVolumeClaims()
+            .inNamespace(E2E.NS)
+            .resource(
+                new io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder()
+                    .withNewMetadata()
+                    .withName("backup-claim")
+                    .endMetadata()
+                    .withNewSpec()
+                    .withAccessModes("ReadWriteOnce")
+                    .withNewResources()
+                    .withRequests(
+                        Map.of("storage", new io.fabric8.kubernetes.api.model.Quantity("1Gi")))
+                    .endResources()
+                    .endSpec()
+                    .build())
+            .create();
+        e2e.client()
+            .resource(
+                e2e.client()
+                    .getKubernetesSerialization()
+                    .unmarshal(
+                        """
+                        apiVersion: etcd.aenix.io/v1alpha1
+                        kind: EtcdBackup
+                        metadata:
+                          name: during
+                          namespace: default
+                        spec:
+                          clusterRef:
+                            name: test
+                          destination:
+                            pvc:
+                              claimName: backup-claim
+                        """,
+                        io.etcdoperator.api.v1alpha1.EtcdBackup.class))
+            .create();
+        yield new Target(1, 3);
+      }
       case NODE_LOST -> {
         actionNode = nodeOf("test-1");
         memberIdBefore = cluster.memberIds().get("test-1");
@@ -345,6 +432,36 @@ final class Robustness {
           () -> !memberIdBefore.equals(cluster.memberIds().getOrDefault("test-1", memberIdBefore)),
           "test-1 never replaced");
       notes.add("test-1 replaced: " + memberIdBefore + " -> " + cluster.memberIds().get("test-1"));
+    }
+    if (action == Action.PEER_TLS) {
+      List<String> https =
+          List.of(0, 1, 2).stream()
+              .map(i -> io.etcdoperator.operator.model.Names.peerUrl(E2E.NS, C, i, "https"))
+              .toList();
+      awaitOrNote(
+          () ->
+              TlsE2EIT.peerUrls(cluster).equals(https)
+                  && TlsE2EIT.everyPodRuns(cluster, "--listen-peer-urls=https://[::]:2380"),
+          "peers not all on https");
+      notes.add(
+          cluster.events().stream().filter(e -> e.contains(" MemberPeerUrlUpdated: ")).count()
+              + " peer URL updates");
+    }
+    if (action == Action.NO_SPACE) {
+      awaitOrNote(() -> workload.answeredWriteSince(burstEnd), "no write accepted after NOSPACE");
+    }
+    if (action == Action.BACKUP) {
+      awaitOrNote(
+          () -> {
+            var b =
+                e2e.client()
+                    .resources(io.etcdoperator.api.v1alpha1.EtcdBackup.class)
+                    .inNamespace(E2E.NS)
+                    .withName("during")
+                    .get();
+            return b.getStatus() != null && "Complete".equals(b.getStatus().getPhase());
+          },
+          "the backup did not complete");
     }
     if (action == Action.VOLUME_EXPANSION) {
       awaitOrNote(

@@ -31,7 +31,13 @@ record RobustnessPlan(long seed, Action action, List<Fault> faults, List<Long> d
     VOLUME_EXPANSION(3, 1),
     HIBERNATE(3, 1),
     NODE_DRAIN(3, 1),
-    NODE_LOST(3, 1);
+    NODE_LOST(3, 1),
+    /** Peer TLS turned on for the running cluster (clients stay on http). */
+    PEER_TLS(3, 1),
+    /** The space quota filled until etcd refuses writes (NOSPACE), recovered by the operator. */
+    NO_SPACE(3, 1),
+    /** An EtcdBackup to a claim while the workload runs. */
+    BACKUP(3, 1);
 
     /** Members before the action. */
     final int members;
@@ -106,6 +112,22 @@ record RobustnessPlan(long seed, Action action, List<Fault> faults, List<Long> d
       delays.add(1000L + 1500L * i);
     }
     return new RobustnessPlan(seed, action, List.of(faults), delays);
+  }
+
+  /**
+   * The plan {@code spec} names, as {@link #describe()} writes it ({@code roll + kill +
+   * partition-leader}), with the seed for the workload and for the pods the faults pick.
+   */
+  static RobustnessPlan parse(long seed, String spec) {
+    String[] parts = spec.split("\\+");
+    Action action =
+        Action.valueOf(parts[0].trim().toUpperCase(java.util.Locale.ROOT).replace('-', '_'));
+    Fault[] faults = new Fault[parts.length - 1];
+    for (int i = 1; i < parts.length; i++) {
+      faults[i - 1] =
+          Fault.valueOf(parts[i].trim().toUpperCase(java.util.Locale.ROOT).replace('-', '_'));
+    }
+    return of(seed, action, faults);
   }
 
   String describe() {

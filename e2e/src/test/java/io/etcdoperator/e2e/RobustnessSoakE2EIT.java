@@ -18,7 +18,8 @@ import org.junit.jupiter.api.Test;
  * The robustness soak: seeded runs ({@link RobustnessPlan#of(long)}: an action and up to two faults
  * per seed), each checked for every guarantee ({@link Robustness}). {@code -Plong} runs 8; {@code
  * scripts/robustness --runs N --seed S} runs many (system properties {@code robustness.runs},
- * {@code robustness.seed}, {@code robustness.minutes}, {@code robustness.results}). Prints a line
+ * {@code robustness.seed}, {@code robustness.minutes}, {@code robustness.results}; {@code
+ * robustness.plan}, e.g. {@code roll+partition-leader}, runs that plan every time). Prints a line
  * per run, then the totals and the matrix of actions by faults covered; a failed run's directory
  * (its history, the sandbox's pod logs) stays under {@code target/robustness/run-<seed>/}.
  */
@@ -39,12 +40,21 @@ class RobustnessSoakE2EIT {
     Path base = Path.of("target", "robustness").toAbsolutePath();
     String file = FaultSuiteE2EIT.setting("robustness.results", "ROBUSTNESS_RESULTS", "");
     Path results = file.isBlank() ? base.resolve("results.txt") : Path.of(file).toAbsolutePath();
-    String header = "robustness: " + runs + " runs, seeds " + first + ".." + (first + runs - 1);
+    String only = FaultSuiteE2EIT.setting("robustness.plan", "ROBUSTNESS_PLAN", "");
+    String header =
+        "robustness: "
+            + runs
+            + " runs, seeds "
+            + first
+            + ".."
+            + (first + runs - 1)
+            + (only.isBlank() ? "" : ", each " + only);
     System.out.println(header);
     FaultSuite.append(results, header);
     List<Robustness.Outcome> done = new ArrayList<>();
     for (int i = 0; i < runs && System.nanoTime() < stopStartingAt; i++) {
-      RobustnessPlan plan = RobustnessPlan.of(first + i);
+      RobustnessPlan plan =
+          only.isBlank() ? RobustnessPlan.of(first + i) : RobustnessPlan.parse(first + i, only);
       Path dir = base.resolve("run-" + plan.seed());
       Robustness.Outcome outcome;
       try {

@@ -33,6 +33,8 @@ import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * Seed 000's "majority failure scenarios" 1 to 5, reproduced with real etcd 3.4.23 processes on
@@ -94,6 +96,9 @@ import org.junit.jupiter.api.Test;
  *       nothing is lost), StatefulSet down to the one member.
  * </ol>
  */
+// Each scenario runs its own cluster on addresses of its own, and most of its time is etcd's
+// timeouts: three at a time (junit-platform.properties) instead of one after the other.
+@Execution(ExecutionMode.CONCURRENT)
 abstract class Seed000Scenarios {
   /**
    * The etcd version this class runs the scenarios on. One concrete class per supported version

@@ -556,6 +556,45 @@ public final class Workload implements AutoCloseable {
     }
   }
 
+  /**
+   * As one more client, puts {@code size}-byte values on a key of its own, one after the other,
+   * until etcd refuses one with {@code refusal} in its error, or {@code max} were made (for filling
+   * the space quota: every put is in the history). Returns how many it made.
+   */
+  public int burst(int max, int size, String refusal) {
+    Endpoints endpoints = new Endpoints(new Random(settings.seed() + 2));
+    int client = settings.clients() + 1;
+    String key = prefix + "burst";
+    for (int i = 0; i < max; i++) {
+      String ep = endpoints.current();
+      if (ep == null) {
+        endpoints.failed();
+        continue;
+      }
+      Op op = call(client, ep, new Request.Put(key, Values.compact("b." + i, size), 0, false));
+      if (op.failed()) {
+        if (op.error() != null && op.error().contains(refusal)) {
+          return i + 1;
+        }
+        endpoints.failed();
+      }
+    }
+    return max;
+  }
+
+  /** Whether a write sent after {@code since} (the history's clock) was answered. */
+  public boolean answeredWriteSince(long since) {
+    synchronized (ops) {
+      for (int i = ops.size() - 1; i >= 0; i--) {
+        Op op = ops.get(i);
+        if (op.start() > since && !op.failed() && op.request().canWrite()) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
   /** Makes one call and records it. */
   private Op call(int client, String endpoint, Request request) {
     int id = nextOp.getAndIncrement();

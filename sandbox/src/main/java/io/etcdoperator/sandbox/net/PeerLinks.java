@@ -28,11 +28,12 @@ import org.slf4j.LoggerFactory;
  * <h2>How</h2>
  *
  * For a pod {@code S} and a member {@code P} of the same headless Service, the link {@code (S, P)}
- * is a TCP relay listening on a loopback address of its own, on the peer and client ports. Pod
- * {@code S}'s hosts file maps {@code P}'s names ({@code <hostname>.<svc>.<ns>.svc[.cluster.local]})
- * to that address (the cluster DNS then leaves pod names to the hosts files, so that no lookup goes
- * around a link); each connection the relay accepts goes to {@code P}'s address of the moment (a
- * recreated pod has a new one). The link's address lasts as long as the sandbox.
+ * is a TCP relay listening on a loopback address of its own, on the client and peer ports (and
+ * 2382, where peers listen during a move to TLS). Pod {@code S}'s hosts file maps {@code P}'s names
+ * ({@code <hostname>.<svc>.<ns>.svc[.cluster.local]}) to that address (the cluster DNS then leaves
+ * pod names to the hosts files, so that no lookup goes around a link); each connection the relay
+ * accepts goes to {@code P}'s address of the moment (a recreated pod has a new one). The link's
+ * address lasts as long as the sandbox.
  *
  * <h2>Faults</h2>
  *
@@ -48,7 +49,9 @@ import org.slf4j.LoggerFactory;
  */
 public final class PeerLinks implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(PeerLinks.class);
-  static final List<Integer> PORTS = List.of(2379, 2380);
+
+  /** Client, peer, and the second peer port of a move to TLS (2382). */
+  static final List<Integer> PORTS = List.of(2379, 2380, 2382);
 
   private final AddressPool addresses;
   private final Function<String, String> resolve;
