@@ -142,7 +142,8 @@ public final class Checker {
       properties.add(serializable(history, outcome));
       WatchChecker watches =
           new WatchChecker(
-              outcome.baseRevision(), outcome.steps(), KnownIssues.earlyProgress(history));
+                  outcome.baseRevision(), outcome.steps(), KnownIssues.earlyProgress(history))
+              .compactions(history.ops(), history.watches());
       Map<String, List<Violation>> found = watches.check(history.watches());
       String note =
           watches.events()

@@ -429,6 +429,43 @@ class CheckerTest {
     }
 
     @Test
+    void aStreamResumesAtTheCompactionRevisionEvenAfterAnotherBreak() {
+      // found by the soak (seed 100013): cancelled for a compaction at 4, the next stream broke at
+      // once, and the one after also started at 4
+      assertOk(
+          threePuts()
+              .compact(1, 6, 7, 4, 4)
+              .watchEvents(0, 0, 2, 2, A1)
+              .watchBroken(0, 0, 3)
+              .watchRequested(0, 1, 8, 3)
+              .watchCompacted(0, 1, 8, 4)
+              .watchRequested(0, 2, 9, 4)
+              .watchBroken(0, 2, 9)
+              .watchRequested(0, 3, 10, 4)
+              .watchEvents(0, 3, 11, 4, A2)
+              .check());
+    }
+
+    @Test
+    void aPreviousValueCompactedAwayMayBeLeftOutOfAnEvent() {
+      // etcd reads prev_kv at rev - 1; with the history compacted at 4, revision 3 is gone
+      Histories h =
+          threePuts()
+              .compact(1, 6, 7, 4, 4)
+              .watchRequestedWithPrevKv(1, 0, 8, 4)
+              .watchEvents(1, 0, 9, 4, A2);
+      assertOk(h.check());
+    }
+
+    @Test
+    void aPreviousValueLeftOutWhereNothingWasCompacted() {
+      assertViolated(
+          threePuts().watchRequestedWithPrevKv(1, 0, 8, 4).watchEvents(1, 0, 9, 4, A2).check(),
+          WatchChecker.MATCHES,
+          "changed /r/a");
+    }
+
+    @Test
     void anEventThatDoesNotMatchTheWrite() {
       assertViolated(
           threePuts().watchEvents(0, 0, 2, 2, putEvent(kv("a", "c0.1", 2, 2, 7))).check(),

@@ -186,6 +186,45 @@ final class Histories {
     return watch(watcher, stream, at, Watch.Kind.PROGRESS, revision, 0, List.of());
   }
 
+  Histories watchRequestedWithPrevKv(int watcher, int stream, long at, long from) {
+    watches.add(
+        new Watch.Record(
+            watcher,
+            stream,
+            at * 1_000_000,
+            Watch.Kind.REQUESTED,
+            0,
+            from,
+            true,
+            0,
+            List.of(),
+            1,
+            null));
+    return this;
+  }
+
+  Histories watchCompacted(int watcher, int stream, long at, long compactRevision) {
+    watches.add(
+        new Watch.Record(
+            watcher,
+            stream,
+            at * 1_000_000,
+            Watch.Kind.CANCELED,
+            0,
+            0,
+            false,
+            compactRevision,
+            List.of(),
+            1,
+            "mvcc: required revision has been compacted"));
+    return this;
+  }
+
+  Histories compact(int client, long start, long end, long revision, long answeredAt) {
+    add(client, start, end, new Request.Compact(revision), new Result.Done(), answeredAt);
+    return this;
+  }
+
   Histories watchBroken(int watcher, int stream, long at) {
     return watch(watcher, stream, at, Watch.Kind.BROKEN, 0, 0, List.of());
   }

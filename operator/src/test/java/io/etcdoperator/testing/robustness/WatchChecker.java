@@ -25,10 +25,13 @@ import java.util.TreeMap;
  *   <li><b>reliable</b>: no revision is skipped between a stream's start and its last event, and a
  *       progress notification at {@code R} comes only once every event up to {@code R} was sent;
  *   <li><b>resumable</b>: a watcher's next stream starts right after the last revision it received
- *       (or at the compaction revision etcd named when it cancelled the stream);
+ *       (or, once etcd cancelled a stream for a compaction, at the compaction revision, for every
+ *       later stream: what is compacted away never comes back);
  *   <li><b>matches writes</b>: each event is the linearization's change of its key at its revision:
  *       a put with the value, create and mod revisions, version and lease the key then had; a
- *       deletion of a key that was deleted then; the previous value when one was asked for.
+ *       deletion of a key that was deleted then; the previous value when one was asked for (etcd
+ *       reads it at the revision before the event's, and leaves it out when that revision is
+ *       compacted away).
  * </ul>
  *
  * Events past the linearization's last revision cannot be checked and are counted apart.
@@ -49,6 +52,7 @@ final class WatchChecker {
   private final Map<String, List<Violation>> found = new LinkedHashMap<>();
   private final List<Violation> known = new ArrayList<>();
   private final boolean earlyProgressIsKnown;
+  private long compacted; // the highest compaction revision the history shows
   private int events;
   private int beyond;
 
@@ -70,6 +74,21 @@ final class WatchChecker {
   }
 
   /** Violations per property (every property present, most empty). */
+  /**
+   * The history's compactions: the workload's answered ones and those watches were cancelled for.
+   */
+  WatchChecker compactions(List<Op> ops, List<Watch.Record> records) {
+    for (Op op : ops) {
+      if (!op.failed() && op.request() instanceof Request.Compact c) {
+        compacted = Math.max(compacted, c.revision());
+      }
+    }
+    for (Watch.Record r : records) {
+      compacted = Math.max(compacted, r.compactRevision());
+    }
+    return this;
+  }
+
   Map<String, List<Violation>> check(List<Watch.Record> records) {
     Map<Integer, List<Watch.Record>> byWatcher = new TreeMap<>();
     for (Watch.Record r : records) {
@@ -126,7 +145,6 @@ final class WatchChecker {
                   r);
             }
           }
-          compactedTo = 0;
           next = Math.max(start, base + 1);
         }
         case EVENTS -> {
@@ -210,9 +228,8 @@ final class WatchChecker {
           next = Math.max(next, progress + 1);
         }
         case CANCELED -> {
-          if (r.compactRevision() > 0) {
-            compactedTo = r.compactRevision();
-          }
+          // a floor for every later stream: what is compacted away never comes back
+          compactedTo = Math.max(compactedTo, r.compactRevision());
           previousEnd = r;
         }
         case BROKEN, CLOSED -> previousEnd = r;
@@ -245,7 +262,8 @@ final class WatchChecker {
               ? Objects.equals(e.kv(), change.after())
               : change.after() == null && e.kv().modRevision() == rev;
       if (ok && prevKv) {
-        ok = Objects.equals(e.prev(), change.before());
+        // etcd reads the previous value at rev - 1, and leaves it out when that is compacted away
+        ok = Objects.equals(e.prev(), change.before()) || e.prev() == null && rev - 1 < compacted;
       }
       if (!ok) {
         add(
