@@ -220,6 +220,27 @@ final class Robustness {
     return serialization.asYaml(cluster);
   }
 
+  /**
+   * A cluster made the way aenix's operator makes it, formed, with this operator stopped (as in
+   * {@link AenixTakeoverE2EIT}).
+   */
+  private void aenixCluster() throws Exception {
+    faults().stopOperator();
+    var resource =
+        e2e.client()
+            .resource(
+                AenixObjects.defaulted(
+                    e2e.client()
+                        .getKubernetesSerialization()
+                        .unmarshal(
+                            AenixExamplesE2EIT.etcdCluster("with-default-pdb"),
+                            io.etcdoperator.api.v1alpha1.EtcdCluster.class)))
+            .create();
+    AenixObjects.create(e2e.client(), resource);
+    await().atMost(SETTLE).until(() -> AenixTakeoverE2EIT.readyPods(cluster) == 3);
+    AenixObjects.markExisting(e2e.client(), resource);
+  }
+
   private Outcome run(Path dir) throws Exception {
     OperatorSettings settings =
         OperatorSettings.defaults().withQuorumLossAlarm(Duration.ofSeconds(30)).withCallHook(calls);
@@ -233,8 +254,12 @@ final class Robustness {
       cluster = test;
       crasher = new Crasher(e2e.sandbox());
       calls.listen(crasher);
-      e2e.apply(plan.action() == Action.PEER_TLS ? plaintextTlsExample(dir) : manifest());
-      test.awaitConverged(1, plan.action().members, SETTLE);
+      if (plan.action() == Action.TAKEOVER) {
+        aenixCluster();
+      } else {
+        e2e.apply(plan.action() == Action.PEER_TLS ? plaintextTlsExample(dir) : manifest());
+        test.awaitConverged(1, plan.action().members, SETTLE);
+      }
       workload =
           Workload.builder(List.of(test.clientUrl()))
               .seed(plan.seed())
@@ -285,7 +310,9 @@ final class Robustness {
                   () -> "3.5.0".equals(test.status().getClusterVersion()),
                   "cluster version not 3.5.0");
             }
-            if (plan.action() == Action.ROLL || plan.action() == Action.UPGRADE) {
+            if (plan.action() == Action.ROLL
+                || plan.action() == Action.UPGRADE
+                || plan.action() == Action.TAKEOVER) {
               notes.add(
                   calls.labelsSince(callsAtStart).stream()
                           .filter(l -> l.startsWith("k8s delete Pod"))
@@ -333,7 +360,7 @@ final class Robustness {
   /** What the cluster must come to: the spec's generation, and how many members. */
   private record Target(long generation, int members) {}
 
-  private Target start(Action action) {
+  private Target start(Action action) throws Exception {
     return switch (action) {
       case SCALE_UP -> new Target(cluster.scale(5), 5);
       case SCALE_DOWN -> new Target(cluster.scale(3), 3);
@@ -405,6 +432,10 @@ final class Robustness {
             .create();
         yield new Target(1, 3);
       }
+      case TAKEOVER -> {
+        faults().startOperator();
+        yield new Target(1, 3);
+      }
       case NODE_LOST -> {
         actionNode = nodeOf("test-1");
         memberIdBefore = cluster.memberIds().get("test-1");
@@ -446,6 +477,16 @@ final class Robustness {
       notes.add(
           cluster.events().stream().filter(e -> e.contains(" MemberPeerUrlUpdated: ")).count()
               + " peer URL updates");
+    }
+    if (action == Action.TAKEOVER) {
+      // onto this operator's template, one member at a time
+      awaitOrNote(
+          () ->
+              calls.labelsSince(callsAtStart).stream()
+                      .filter(l -> l.startsWith("k8s delete Pod"))
+                      .count()
+                  >= 3,
+          "not every member restarted onto this operator's template");
     }
     if (action == Action.NO_SPACE) {
       awaitOrNote(() -> workload.answeredWriteSince(burstEnd), "no write accepted after NOSPACE");

@@ -37,7 +37,9 @@ record RobustnessPlan(long seed, Action action, List<Fault> faults, List<Long> d
     /** The space quota filled until etcd refuses writes (NOSPACE), recovered by the operator. */
     NO_SPACE(3, 1),
     /** An EtcdBackup to a claim while the workload runs. */
-    BACKUP(3, 1);
+    BACKUP(3, 1),
+    /** A running cluster of aenix's operator (its objects, etcd 3.5.12) taken over by this one. */
+    TAKEOVER(3, 1);
 
     /** Members before the action. */
     final int members;
@@ -95,6 +97,10 @@ record RobustnessPlan(long seed, Action action, List<Fault> faults, List<Long> d
     List<Long> delays = new ArrayList<>();
     for (int i = 0; i < count; i++) {
       Fault f = draw(random, Fault.values(), x -> x.weight);
+      if (action == Action.TAKEOVER && f == Fault.OPERATOR_RESTART) {
+        // the operator starting is the action: restarting it is no second fault
+        f = Fault.OPERATOR_CRASH;
+      }
       if (action == Action.HIBERNATE && f != Fault.OPERATOR_RESTART && f != Fault.OPERATOR_CRASH) {
         // members are stopping: only the operator can be hurt meanwhile
         f = Fault.OPERATOR_RESTART;
