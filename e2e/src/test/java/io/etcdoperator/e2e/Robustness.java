@@ -5,20 +5,27 @@ import static org.awaitility.Awaitility.await;
 import io.etcdoperator.e2e.RobustnessPlan.Action;
 import io.etcdoperator.e2e.RobustnessPlan.Fault;
 import io.etcdoperator.operator.OperatorSettings;
+import io.etcdoperator.operator.tls.ClientTls;
+import io.etcdoperator.operator.tls.Pem;
 import io.etcdoperator.sandbox.Faults;
 import io.etcdoperator.sandbox.SandboxConfig;
+import io.etcdoperator.testing.CertManagerEmulation;
 import io.etcdoperator.testing.robustness.Checker;
 import io.etcdoperator.testing.robustness.History;
 import io.etcdoperator.testing.robustness.HistoryFile;
 import io.etcdoperator.testing.robustness.Op;
 import io.etcdoperator.testing.robustness.Violation;
 import io.etcdoperator.testing.robustness.Workload;
+import java.math.BigInteger;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.Callable;
 import org.awaitility.core.ConditionTimeoutException;
@@ -58,6 +65,12 @@ final class Robustness {
   private String actionNode;
   private String memberIdBefore;
   private Workload workload;
+  private ClientTls root;
+  private Path tlsExample;
+  private CertManagerEmulation certs;
+  private Map<String, Map<String, byte[]>> secrets;
+  private Map<String, String> beforeRoll;
+  private Map<String, byte[]> nextCa;
   private long burstEnd;
   private int callsAtStart;
 
@@ -205,11 +218,10 @@ final class Robustness {
    * issued (as cert-manager would) and created, the cluster's YAML returned.
    */
   private String plaintextTlsExample(Path dir) throws Exception {
-    java.nio.file.Files.createDirectories(dir);
+    Files.createDirectories(dir);
     Path example = dir.resolve("tls-example.yaml");
-    java.nio.file.Files.writeString(
-        example, java.nio.file.Files.readString(TlsE2EIT.EXAMPLE).replace("etcd-tls", C));
-    io.etcdoperator.testing.CertManagerEmulation.of(example)
+    Files.writeString(example, Files.readString(TlsE2EIT.EXAMPLE).replace("etcd-tls", C));
+    CertManagerEmulation.of(example)
         .issueAll()
         .forEach((name, data) -> e2e.client().resource(TlsE2EIT.secret(name, data)).create());
     var serialization = e2e.client().getKubernetesSerialization();
@@ -218,6 +230,32 @@ final class Robustness {
             E2E.document(example, "EtcdCluster"), io.etcdoperator.api.v1alpha1.EtcdCluster.class);
     cluster.getSpec().setSecurity(null);
     return serialization.asYaml(cluster);
+  }
+
+  /** {@code examples/tls/}'s cluster renamed {@value #C}, its Secrets issued, its root client. */
+  private void issueTls(Path dir) throws Exception {
+    Files.createDirectories(dir);
+    tlsExample = dir.resolve("tls-example.yaml");
+    Files.writeString(tlsExample, Files.readString(TlsE2EIT.EXAMPLE).replace("etcd-tls", C));
+    certs = CertManagerEmulation.of(tlsExample);
+    secrets = certs.issueAll();
+    root = TlsE2EIT.clientTls(secrets.get(C + "-client"), secrets.get(C + "-server"));
+  }
+
+  /** Awaits a roll: every pod replaced since {@code before} (uids), and the cluster converged. */
+  private void awaitRolled(Map<String, String> before, String what) {
+    awaitOrNote(
+        () -> {
+          Map<String, String> now = TlsE2EIT.restarts(cluster);
+          return now.size() == 3
+              && now.keySet().stream()
+                  .allMatch(
+                      p ->
+                          !TlsE2EIT.uid(now.get(p))
+                              .equals(TlsE2EIT.uid(before.getOrDefault(p, ""))))
+              && cluster.converged(1, 3);
+        },
+        what + ": not every member restarted");
   }
 
   /**
@@ -247,21 +285,32 @@ final class Robustness {
     Checker.Report report = null;
     Duration toReady = null;
     Path file = dir.resolve("history.json.gz");
+    if (plan.action() == Action.CA_ROTATION) {
+      issueTls(dir);
+    }
+    Optional<ClientTls> tls = Optional.ofNullable(root);
     try (E2E session = E2E.start(config(dir), settings);
-        Cluster test = new Cluster(session, C);
-        Members members = new Members(C)) {
+        Cluster test = tls.isPresent() ? new Cluster(session, C, root) : new Cluster(session, C);
+        Members members = new Members(C, tls)) {
       e2e = session;
       cluster = test;
       crasher = new Crasher(e2e.sandbox());
       calls.listen(crasher);
       if (plan.action() == Action.TAKEOVER) {
         aenixCluster();
+      } else if (plan.action() == Action.CA_ROTATION) {
+        secrets.forEach(
+            (name, data) -> e2e.client().resource(TlsE2EIT.secret(name, data)).create());
+        e2e.apply(E2E.document(tlsExample, "EtcdCluster"));
+        test.awaitConverged(1, plan.action().members, SETTLE);
       } else {
         e2e.apply(plan.action() == Action.PEER_TLS ? plaintextTlsExample(dir) : manifest());
         test.awaitConverged(1, plan.action().members, SETTLE);
       }
       workload =
-          Workload.builder(List.of(test.clientUrl()))
+          (tls.isPresent()
+                  ? Workload.builder(List.of(test.clientUrl())).tls(root)
+                  : Workload.builder(List.of(test.clientUrl())))
               .seed(plan.seed())
               .rate(20)
               .maxDuration(Duration.ofMinutes(8))
@@ -432,6 +481,16 @@ final class Robustness {
             .create();
         yield new Target(1, 3);
       }
+      case CA_ROTATION -> {
+        // 1. the peer CA Secret holds the old and the new CA: a roll
+        byte[] oldCa = secrets.get(C + "-peer-ca").get("ca.crt");
+        nextCa = certs.replaceCa(C + "-peer-ca");
+        Map<String, byte[]> bundle = new LinkedHashMap<>(nextCa);
+        bundle.put("ca.crt", TlsE2EIT.concat(oldCa, nextCa.get("ca.crt")));
+        beforeRoll = TlsE2EIT.restarts(cluster);
+        e2e.client().resource(TlsE2EIT.secret(C + "-peer-ca", bundle)).update();
+        yield new Target(1, 3);
+      }
       case TAKEOVER -> {
         faults().startOperator();
         yield new Target(1, 3);
@@ -447,7 +506,7 @@ final class Robustness {
   }
 
   /** The second half of an action, if it has one (hibernation's wake-up), or its sign of done. */
-  private Target finish(Action action, Target target) {
+  private Target finish(Action action, Target target) throws Exception {
     if (action == Action.NODE_DRAIN) {
       awaitOrNote(
           () -> {
@@ -477,6 +536,42 @@ final class Robustness {
       notes.add(
           cluster.events().stream().filter(e -> e.contains(" MemberPeerUrlUpdated: ")).count()
               + " peer URL updates");
+    }
+    if (action == Action.CA_ROTATION) {
+      awaitRolled(beforeRoll, "CA bundle");
+      // 2. peer certificates of the new CA: no restart
+      Map<String, byte[]> peer = certs.renew(C + "-peer");
+      e2e.client().resource(TlsE2EIT.secret(C + "-peer", peer)).update();
+      BigInteger serial = Pem.certificates(peer.get("tls.crt")).get(0).getSerialNumber();
+      ClientTls asPeer =
+          ClientTls.of(
+              Pem.certificates(nextCa.get("ca.crt")),
+              Optional.of(Pem.privateKey(peer.get("tls.key"))),
+              Pem.certificates(peer.get("tls.crt")));
+      awaitOrNote(
+          () -> {
+            for (int i = 0; i < 3; i++) {
+              // by the pod's address: the cluster DNS leaves pod names to the links
+              String address =
+                  e2e.client()
+                      .pods()
+                      .inNamespace(E2E.NS)
+                      .withName(C + "-" + i)
+                      .get()
+                      .getStatus()
+                      .getPodIP();
+              if (!TlsE2EIT.served(address, 2380, asPeer).equals(serial)) {
+                return false;
+              }
+            }
+            return cluster.converged(1, 3);
+          },
+          "new peer certificates: not served by every member");
+      // 3. the old CA dropped: a roll
+      Map<String, String> rolled = TlsE2EIT.restarts(cluster);
+      e2e.client().resource(TlsE2EIT.secret(C + "-peer-ca", nextCa)).update();
+      awaitRolled(rolled, "old CA dropped");
+      notes.add("peer CA rotated in three steps");
     }
     if (action == Action.TAKEOVER) {
       // onto this operator's template, one member at a time

@@ -39,7 +39,12 @@ record RobustnessPlan(long seed, Action action, List<Fault> faults, List<Long> d
     /** An EtcdBackup to a claim while the workload runs. */
     BACKUP(3, 1),
     /** A running cluster of aenix's operator (its objects, etcd 3.5.12) taken over by this one. */
-    TAKEOVER(3, 1);
+    TAKEOVER(3, 1),
+    /**
+     * The peer CA of a cluster with TLS everywhere and client-certificate authentication rotated in
+     * three steps (both CAs trusted, new leaves, the old CA dropped); the workload over mutual TLS.
+     */
+    CA_ROTATION(3, 1);
 
     /** Members before the action. */
     final int members;

@@ -94,12 +94,13 @@ class TlsE2EIT {
 
   /** The serial of the certificate a member presents on {@code port} to a new connection. */
   static BigInteger served(int ordinal, int port, ClientTls as) throws Exception {
-    String host = Names.memberHost(E2E.NS, C, ordinal);
-    try (SSLSocket s =
-        (SSLSocket)
-            as.sslContext()
-                .getSocketFactory()
-                .createSocket(InetAddress.getByName(host).getHostAddress(), port)) {
+    return served(
+        InetAddress.getByName(Names.memberHost(E2E.NS, C, ordinal)).getHostAddress(), port, as);
+  }
+
+  /** The serial of the certificate {@code address} presents on {@code port} to a new connection. */
+  static BigInteger served(String address, int port, ClientTls as) throws Exception {
+    try (SSLSocket s = (SSLSocket) as.sslContext().getSocketFactory().createSocket(address, port)) {
       s.setSoTimeout(2000);
       s.startHandshake();
       return ((X509Certificate) s.getSession().getPeerCertificates()[0]).getSerialNumber();
