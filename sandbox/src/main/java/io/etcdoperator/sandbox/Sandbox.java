@@ -183,7 +183,7 @@ public final class Sandbox implements AutoCloseable {
                 .build())
         .createOr(c -> c.update());
     operatorIdentity = installRbac();
-    addresses = new AddressPool(AddressPool.defaultLockDir(), List.of(2379, 2380));
+    addresses = new AddressPool(AddressPool.defaultLockDir(), List.of(2379, 2380, 2381, 2382));
     kubelet = new Kubelet(client, config, id, addresses);
     kubelet.start();
     api.setPodProcesses(

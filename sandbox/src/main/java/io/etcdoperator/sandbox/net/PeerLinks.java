@@ -53,6 +53,8 @@ public final class PeerLinks implements AutoCloseable {
   /** Client, peer, and the second peer port of a move to TLS (2382). */
   static final List<Integer> PORTS = List.of(2379, 2380, 2382);
 
+  private static final int BIND_ATTEMPTS = 8;
+
   private final AddressPool addresses;
   private final Function<String, String> resolve;
   private final Map<String, Link> links = new TreeMap<>();
@@ -76,16 +78,33 @@ public final class PeerLinks implements AutoCloseable {
     if (closed) {
       throw new IllegalStateException("closed");
     }
-    return links.computeIfAbsent(
-            key(namespace, from, to),
-            k -> {
-              try {
-                return new Link(k, addresses.acquire(), toName);
-              } catch (IOException e) {
-                throw new UncheckedIOException(e);
-              }
-            })
-        .address;
+    return links.computeIfAbsent(key(namespace, from, to), k -> newLink(k, toName)).address;
+  }
+
+  /**
+   * A link on a fresh address. The pool checked that the address's ports were free a moment ago,
+   * but something may listen there since (another sandbox's pod on this machine); a link that
+   * cannot bind moves on to another address instead of failing the pod whose hosts file needs it.
+   */
+  private Link newLink(String key, String toName) {
+    IOException last = null;
+    for (int attempt = 0; attempt < BIND_ATTEMPTS; attempt++) {
+      String address;
+      try {
+        address = addresses.acquire();
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+      try {
+        return new Link(key, address, toName);
+      } catch (IOException e) {
+        LOG.info(
+            "link {} cannot listen on {}: {}; trying another address", key, address, e.toString());
+        last = e;
+      }
+    }
+    throw new UncheckedIOException(
+        "link " + key + ": no address to listen on after " + BIND_ATTEMPTS + " tries", last);
   }
 
   /** Cuts (or restores) both links between {@code a} and {@code b}. */

@@ -164,4 +164,29 @@ class PeerLinksTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("no link from ns/x to y");
   }
+
+  /**
+   * Something listens on the first free address's port 2382 (the pool checks 2379 and 2380 only
+   * here, as another sandbox's member could start listening after any check): the link moves on to
+   * another address instead of failing.
+   */
+  @Test
+  void aLinkWhoseAddressIsTakenMovesOnToAnother() throws Exception {
+    int start = 4242;
+    String first;
+    try (AddressPool probe = new AddressPool(dir, List.of(2379, 2380), start)) {
+      first = probe.acquire();
+    }
+    try (ServerSocket squatter = new ServerSocket();
+        AddressPool fixed = new AddressPool(dir, List.of(2379, 2380), start);
+        PeerLinks fromFixed = new PeerLinks(fixed, addresses::get)) {
+      squatter.setReuseAddress(true);
+      squatter.bind(new InetSocketAddress(InetAddress.getByName(first), 2382));
+      String a = fromFixed.address("ns", "a", "b", "b.peers.ns.svc");
+      assertThat(a).isNotEqualTo(first);
+      try (Socket s = connect(a)) {
+        assertThat(roundTrip(s, Duration.ofSeconds(2))).isTrue();
+      }
+    }
+  }
 }
