@@ -5,15 +5,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.etcdoperator.e2e.RobustnessPlan.Action;
 import io.etcdoperator.e2e.RobustnessPlan.Fault;
 import io.etcdoperator.operator.model.Names;
+import io.etcdoperator.sandbox.SandboxConfig;
 import io.etcdoperator.testing.robustness.Checker;
 import io.etcdoperator.testing.robustness.HistoryFile;
 import io.etcdoperator.testing.robustness.Linearizer;
 import io.etcdoperator.testing.robustness.Workload;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import java.util.stream.Stream;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -62,18 +67,16 @@ class RobustnessE2EIT {
    */
   @Test
   void aLeaderCutOffFromItsPeersIsReplacedAndTheLinksHeal() throws Exception {
-    try (E2E e2e =
-            E2E.start(
-                io.etcdoperator.sandbox.SandboxConfig.defaults(dir.resolve("s")).withPeerLinks());
+    try (E2E e2e = E2E.start(SandboxConfig.defaults(dir.resolve("s")).withPeerLinks());
         Cluster test = new Cluster(e2e, "test");
         Members members = new Members("test")) {
       e2e.apply(Cluster.THREE_MEMBERS);
       test.awaitConverged(1, 3, Duration.ofMinutes(2));
       String leader = test.leader().orElseThrow();
       long leaderId = members.statuses(3).get(leader).memberId();
-      e2e.sandbox().faults().partitionPeers(E2E.NS, List.of(java.util.Set.of(leader)));
+      e2e.sandbox().faults().partitionPeers(E2E.NS, List.of(Set.of(leader)));
       long cut = System.nanoTime();
-      org.awaitility.Awaitility.await()
+      Awaitility.await()
           .atMost(Duration.ofSeconds(20))
           .conditionEvaluationListener(
               c -> {
@@ -99,7 +102,7 @@ class RobustnessE2EIT {
           "leader %s cut off: the others follow another, it steps down, after %d ms%n",
           leader, (System.nanoTime() - cut) / 1_000_000);
       e2e.sandbox().faults().healPeers(E2E.NS);
-      org.awaitility.Awaitility.await()
+      Awaitility.await()
           .atMost(Duration.ofSeconds(20))
           .until(
               () -> {
@@ -111,6 +114,14 @@ class RobustnessE2EIT {
                 return ids.size() == 1 && ids.get(0) != 0;
               });
       test.awaitConverged(1, 3, Duration.ofMinutes(1));
+    }
+  }
+
+  private static int addresses(String name) {
+    try {
+      return InetAddress.getAllByName(name).length;
+    } catch (UnknownHostException e) {
+      return 0;
     }
   }
 
@@ -151,16 +162,17 @@ class RobustnessE2EIT {
                   .endSpec()
                   .build())
           .create();
+      // the clients start once the Service's name has both pods behind it
+      String both = "both." + E2E.NS + ".svc";
+      Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> addresses(both) == 2);
       Workload workload =
-          Workload.builder(List.of("http://both." + E2E.NS + ".svc:" + Names.CLIENT_PORT))
+          Workload.builder(List.of("http://" + both + ":" + Names.CLIENT_PORT))
               .seed(2800)
               .rate(20)
               .maxDuration(Duration.ofSeconds(20))
               .start();
       try {
-        org.awaitility.Awaitility.await()
-            .atMost(Duration.ofSeconds(30))
-            .until(() -> workload.answered() > 400);
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> workload.answered() > 400);
       } finally {
         workload.stop();
       }

@@ -188,8 +188,24 @@ public final class Workload implements AutoCloseable {
   private long endNanos;
   private History history;
 
+  /** Where client 0 starts among the endpoints ({@link Endpoints}). */
+  private final int firstEndpoint;
+
+  /**
+   * A random source of the run's seed for one purpose and one client: the seed and both numbers go
+   * through SplitMix64's finalizer first, because {@link Random}'s first draws of neighbouring
+   * seeds are alike (all eight clients of seed 2800 drew the same endpoint).
+   */
+  private Random seeded(int purpose, int index) {
+    long z = settings.seed() + 0x9E3779B97F4A7C15L * (1 + purpose * 1031L + index);
+    z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+    z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+    return new Random(z ^ (z >>> 31));
+  }
+
   private Workload(Settings settings) {
     this.settings = settings;
+    this.firstEndpoint = seeded(3, 0).nextInt(1 << 16);
     this.prefix = "/robustness/" + Long.toHexString(new Random(settings.seed()).nextLong()) + "/";
     this.kv =
         new EtcdKv(
@@ -284,7 +300,7 @@ public final class Workload implements AutoCloseable {
   /** The base revision: a linearizable read of the prefix, which must be empty. */
   private long initialRead() {
     long until = now() + FINAL_READ_TIMEOUT.toNanos();
-    Endpoints endpoints = new Endpoints(new Random(settings.seed()));
+    Endpoints endpoints = new Endpoints(seeded(0, 0), 0);
     RuntimeException last = null;
     while (now() < until) {
       String ep = endpoints.current();
@@ -381,7 +397,7 @@ public final class Workload implements AutoCloseable {
 
   /** A linearizable read of every key of the run, on any endpoint that answers; its revision. */
   private long finalRead() {
-    Endpoints endpoints = new Endpoints(new Random(settings.seed() + 1));
+    Endpoints endpoints = new Endpoints(seeded(0, 1), 1);
     long until = now() + FINAL_READ_TIMEOUT.toNanos();
     int client = settings.clients();
     while (now() < until) {
@@ -401,21 +417,31 @@ public final class Workload implements AutoCloseable {
   // -----------------------------------------------------------------------------------------------
   // Endpoints
 
-  /** One client's choice of endpoint: kept while it answers, another at random after a failure. */
+  /**
+   * One client's choice of endpoint: kept while it answers, another at random after a failure. The
+   * first choice spreads the clients over the endpoints as a Service spreads connections: client
+   * {@code slot} starts on endpoint {@code slot} (modulo their number), counted from where the
+   * run's seed says, so that every endpoint has clients from the start.
+   */
   private final class Endpoints {
     private final Random random;
+    private final int slot;
     private List<String> resolved = List.of();
     private String current;
 
-    Endpoints(Random random) {
+    Endpoints(Random random, int slot) {
       this.random = random;
+      this.slot = slot;
     }
 
     String current() {
       if (current == null) {
         resolved =
             RecordingWriter.Endpoints.expand(settings.endpoints(), settings.resolver(), names);
-        current = resolved.isEmpty() ? null : resolved.get(random.nextInt(resolved.size()));
+        current =
+            resolved.isEmpty()
+                ? null
+                : resolved.get(Math.floorMod(slot + firstEndpoint, resolved.size()));
       }
       return current;
     }
@@ -444,8 +470,8 @@ public final class Workload implements AutoCloseable {
 
     Client(int id) {
       this.id = id;
-      this.random = new Random(settings.seed() * 31 + id);
-      this.endpoints = new Endpoints(random);
+      this.random = seeded(1, id);
+      this.endpoints = new Endpoints(random, id);
     }
 
     void run() {
@@ -562,7 +588,7 @@ public final class Workload implements AutoCloseable {
    * the space quota: every put is in the history). Returns how many it made.
    */
   public int burst(int max, int size, String refusal) {
-    Endpoints endpoints = new Endpoints(new Random(settings.seed() + 2));
+    Endpoints endpoints = new Endpoints(seeded(0, 2), 2);
     int client = settings.clients() + 1;
     String key = prefix + "burst";
     for (int i = 0; i < max; i++) {
@@ -786,8 +812,9 @@ public final class Workload implements AutoCloseable {
 
     Watcher(long start, boolean rolls) {
       this.rolls = rolls;
-      this.random = new Random(settings.seed() * 131 + nextWatcher.get());
-      this.endpoints = new Endpoints(random);
+      int index = nextWatcher.get();
+      this.random = seeded(2, index);
+      this.endpoints = new Endpoints(random, index + 1);
       this.watcher = nextWatcher.getAndIncrement();
       this.nextStart = start;
     }

@@ -56,6 +56,10 @@ class WorkloadIT {
               + report.describe(5));
       assertThat(report.ok()).as(report.describe(10)).isTrue();
       assertThat(history.ops()).hasSizeGreaterThan(500);
+      // the clients spread over the members from the start, as a Service spreads connections
+      assertThat(
+              history.ops().stream().filter(o -> !o.failed()).limit(100).map(Op::member).distinct())
+          .hasSize(3);
       assertThat(history.ops().stream().filter(Op::indeterminate)).isNotEmpty();
       assertThat(history.watches().stream().filter(r -> r.kind() == Watch.Kind.EVENTS))
           .isNotEmpty();
