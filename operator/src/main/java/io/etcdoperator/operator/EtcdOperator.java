@@ -9,6 +9,7 @@ import io.etcdoperator.operator.observe.MemberWatch;
 import io.etcdoperator.operator.reconcile.EtcdBackupReconciler;
 import io.etcdoperator.operator.reconcile.EtcdBackupScheduleReconciler;
 import io.etcdoperator.operator.reconcile.EtcdClusterReconciler;
+import io.etcdoperator.operator.reconcile.ReconcilerSettings;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
 import io.javaoperatorsdk.operator.Operator;
@@ -119,18 +120,17 @@ public final class EtcdOperator implements AutoCloseable {
             });
     operator.register(
         new EtcdClusterReconciler(
-                etcd,
-                // Metrics are read only when no member sees a leader, after the probe: a third of
-                // the
-                // deadline keeps a frozen member from costing a second full one.
-                new EtcdHttp(settings.etcdDeadline().dividedBy(3)),
-                Clock.systemUTC(),
-                settings.quorumLossAlarm(),
-                settings.callHook(),
-                settings.operatorImage(),
-                metrics)
-            .clusterWide(settings.namespaces().isEmpty())
-            .withMemberWatch(watch),
+            ReconcilerSettings.of(
+                    etcd,
+                    // Metrics are read only when no member sees a leader, after the probe: a third
+                    // of the deadline keeps a frozen member from costing a second full one.
+                    new EtcdHttp(settings.etcdDeadline().dividedBy(3)),
+                    settings.quorumLossAlarm())
+                .withHook(settings.callHook())
+                .withOperatorImage(settings.operatorImage())
+                .withMetrics(metrics)
+                .withClusterWide(settings.namespaces().isEmpty())
+                .withMemberWatch(watch)),
         c -> {
           // Called for delete events too, without a finalizer (EtcdClusterReconciler).
           c.withTriggerReconcilerOnAllEvents(true);

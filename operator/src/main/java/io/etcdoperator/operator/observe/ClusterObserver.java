@@ -38,9 +38,14 @@ public final class ClusterObserver {
   private final EtcdHttp metrics;
   private final Clock clock;
 
-  /** The cluster version each cluster's last reconcile read, by "namespace/name". */
-  private final java.util.Map<String, SeenVersion> versions =
-      new java.util.concurrent.ConcurrentHashMap<>();
+  /**
+   * What the observer keeps of one cluster between reconciles: the cluster version its last
+   * reconcile read ({@link #versionHolds}). Kept with the rest of what the operator holds for the
+   * cluster, and dropped with it.
+   */
+  public static final class Memory {
+    private volatile SeenVersion version;
+  }
 
   public ClusterObserver(EtcdService etcd, EtcdHttp metrics, Clock clock) {
     this.etcd = etcd;
@@ -66,6 +71,19 @@ public final class ClusterObserver {
    */
   public ClusterView observe(
       String namespace, String cluster, Objects objects, String clientScheme, TlsReport tls) {
+    return observe(namespace, cluster, objects, clientScheme, tls, new Memory());
+  }
+
+  /**
+   * As {@link #observe(String, String, Objects, String, TlsReport)}, remembering in {@code memory}.
+   */
+  public ClusterView observe(
+      String namespace,
+      String cluster,
+      Objects objects,
+      String clientScheme,
+      TlsReport tls,
+      Memory memory) {
     String key = namespace + "/" + cluster;
     etcd.useTls(key, tls.client());
     Optional<StatefulSetView> sts = objects.statefulSet().map(KubernetesViews::statefulSet);
@@ -117,7 +135,7 @@ public final class ClusterObserver {
     readMetricsOfSilentMembers(namespace, cluster, pods, probes);
     Optional<RebuildView> rebuild =
         objects.rebuildPod().map(p -> rebuildView(namespace, cluster, p));
-    Optional<String> clusterVersion = clusterVersion(key, probes.values(), tls);
+    Optional<String> clusterVersion = clusterVersion(memory, probes.values(), tls);
     Optional<Boolean> authEnabled = Optional.empty();
     if (tls.client().map(c -> c.key().isPresent()).orElse(false)) {
       Optional<MemberProbe> leader =
@@ -152,7 +170,7 @@ public final class ClusterObserver {
    * answer of an earlier reconcile still holds ({@link #versionHolds}).
    */
   private Optional<String> clusterVersion(
-      String key, Collection<MemberProbe> probes, TlsReport tls) {
+      Memory memory, Collection<MemberProbe> probes, TlsReport tls) {
     List<String> serverVersions =
         probes.stream()
             .filter(MemberProbe::reachable)
@@ -160,7 +178,7 @@ public final class ClusterObserver {
             .filter(java.util.Objects::nonNull)
             .sorted()
             .toList();
-    SeenVersion seen = versions.get(key);
+    SeenVersion seen = memory.version;
     if (seen != null && versionHolds(serverVersions, seen)) {
       return Optional.of(seen.cluster());
     }
@@ -171,11 +189,7 @@ public final class ClusterObserver {
             .findFirst()
             .flatMap(p -> metrics.versions(p.endpoint(), tls.client()))
             .map(EtcdHttp.Versions::cluster);
-    if (asked.isPresent()) {
-      versions.put(key, new SeenVersion(serverVersions, asked.get()));
-    } else {
-      versions.remove(key);
-    }
+    memory.version = asked.map(v -> new SeenVersion(serverVersions, v)).orElse(null);
     return asked;
   }
 
@@ -205,11 +219,6 @@ public final class ClusterObserver {
   private static String minor(String version) {
     String[] parts = version.split("\\.");
     return parts.length < 2 ? version : parts[0] + "." + parts[1];
-  }
-
-  /** Forgets what is kept for the cluster {@code namespace/name}: it is gone. */
-  public void forget(String namespace, String name) {
-    versions.remove(namespace + "/" + name);
   }
 
   /**

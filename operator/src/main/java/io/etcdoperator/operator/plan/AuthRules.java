@@ -21,8 +21,7 @@ final class AuthRules {
     @Override
     public Optional<Decision> decide(Situation s) {
       String scheme = s.desired().security().clientScheme();
-      if (!MembershipRules.withQuorum(s)
-          || !s.desired().security().auth()
+      if (!s.desired().security().auth()
           || !s.view().authEnabled().equals(Optional.of(false))
           || s.view().pods().values().stream()
               .anyMatch(p -> !p.terminating() && !p.clientScheme().equals(scheme))) {
@@ -38,9 +37,7 @@ final class AuthRules {
   static final class DisableAuth implements Rule {
     @Override
     public Optional<Decision> decide(Situation s) {
-      if (!MembershipRules.withQuorum(s)
-          || s.desired().security().auth()
-          || !s.view().authEnabled().equals(Optional.of(true))) {
+      if (s.desired().security().auth() || !s.view().authEnabled().equals(Optional.of(true))) {
         return Optional.empty();
       }
       return Optional.of(

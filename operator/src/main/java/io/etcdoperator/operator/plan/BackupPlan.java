@@ -153,7 +153,7 @@ public final class BackupPlan {
                 + Names.backupPod(nameOf(v))
                 + " takes the snapshot from "
                 + m.name()
-                + (m.id() == f.leaderId
+                + (m.id() == f.leaderId()
                     ? " (the leader: no follower is healthy and caught up)"
                     : ""),
             null,
@@ -236,12 +236,12 @@ public final class BackupPlan {
             .reversed()
             .thenComparingInt(Member::ordinal);
     Optional<Member> follower =
-        caughtUp.stream().filter(m -> m.id() != f.leaderId).sorted(mostAdvanced).findFirst();
-    return follower.or(() -> caughtUp.stream().filter(m -> m.id() == f.leaderId).findFirst());
+        caughtUp.stream().filter(m -> m.id() != f.leaderId()).sorted(mostAdvanced).findFirst();
+    return follower.or(() -> caughtUp.stream().filter(m -> m.id() == f.leaderId()).findFirst());
   }
 
   private static String whyNoMember(Facts f) {
-    if (!f.quorum) {
+    if (!f.quorum()) {
       return "the cluster has no quorum, so no member is known to hold every acknowledged write";
     }
     List<String> why = new ArrayList<>();

@@ -57,7 +57,7 @@ public record ClusterGauges(
     Facts f = Facts.of(target.namespace(), target.name(), view);
     long leaderIndex = f.leaderMember().flatMap(f::probeOf).map(MemberProbe::raftIndex).orElse(-1L);
     List<MemberGauges> each =
-        f.members.stream()
+        f.members().stream()
             .filter(m -> !m.name().isEmpty())
             .map(
                 m -> {
@@ -65,7 +65,7 @@ public record ClusterGauges(
                   return new MemberGauges(
                       m.name(),
                       f.healthy(m),
-                      m.id() == f.leaderId,
+                      m.id() == f.leaderId(),
                       probe.isPresent() && leaderIndex >= 0
                           ? Math.max(0, leaderIndex - probe.get().raftIndex())
                           : -1,
@@ -75,12 +75,12 @@ public record ClusterGauges(
             .toList();
     return new ClusterGauges(
         target.desired().map(Target.Desired::replicas).orElse(0),
-        f.members.size(),
-        (int) f.members.stream().filter(f::healthy).count(),
+        f.members().size(),
+        (int) f.members().stream().filter(f::healthy).count(),
         f.voters().size(),
         f.learners().size(),
-        f.quorum,
-        f.leaderId,
+        f.quorum(),
+        f.leaderId(),
         Set.copyOf(f.alarms()),
         target.desired().map(d -> d.maintenance().quotaBytes()).orElse(0L),
         target.paused(),

@@ -1,8 +1,5 @@
 package io.etcdoperator.operator.plan;
 
-import io.fabric8.kubernetes.api.model.Condition;
-import io.fabric8.kubernetes.api.model.ConditionBuilder;
-
 /** Condition types and reasons the operator reports. Reasons are CamelCase, as Kubernetes wants. */
 public final class Conditions {
   public static final String AVAILABLE = "Available";
@@ -64,18 +61,4 @@ public final class Conditions {
   public static final String RESTORE_FAILED = "RestoreFailed";
 
   private Conditions() {}
-
-  static Condition of(String type, boolean status, String reason, String message, long generation) {
-    return of(type, status ? "True" : "False", reason, message, generation);
-  }
-
-  static Condition of(String type, String status, String reason, String message, long generation) {
-    return new ConditionBuilder()
-        .withType(type)
-        .withStatus(status)
-        .withReason(reason)
-        .withMessage(message)
-        .withObservedGeneration(generation)
-        .build();
-  }
 }

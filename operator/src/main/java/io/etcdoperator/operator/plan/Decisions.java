@@ -76,7 +76,7 @@ final class Decisions {
     boolean anyAnswers = s.view().probes().values().stream().anyMatch(MemberProbe::reachable);
     boolean anyReady =
         s.view().pods().values().stream().anyMatch(io.etcdoperator.operator.observe.PodView::ready);
-    return !s.facts().quorum && !anyAnswers && anyReady
+    return !s.facts().quorum() && !anyAnswers && anyReady
         ? Line.unknown(reason, message)
         : available(s, reason, message);
   }
@@ -125,7 +125,7 @@ final class Decisions {
     boolean anyAnswers = s.view().probes().values().stream().anyMatch(MemberProbe::reachable);
     String reason = Conditions.CANNOT_REACH_MEMBERS;
     Line available =
-        f.quorum || anyAnswers ? available(s, reason, message) : Line.unknown(reason, message);
+        f.quorum() || anyAnswers ? available(s, reason, message) : Line.unknown(reason, message);
     return new Decision(
         new Step.Wait("the operator to reach every member whose pod is Ready"),
         // The Services stay as desired: members are reached by their names in the headless
@@ -134,7 +134,7 @@ final class Decisions {
         Keep.OBJECTS,
         new Report(
             available,
-            f.quorum || anyAnswers ? line(false, reason, message) : Line.unknown(reason, message),
+            f.quorum() || anyAnswers ? line(false, reason, message) : Line.unknown(reason, message),
             line(false, reason, message),
             line(true, reason, message)),
         Planner.PENDING_RESYNC);
@@ -199,7 +199,11 @@ final class Decisions {
                 + " CORRUPT: members' data diverged)"
             : step instanceof Step.None ? "waiting for members" : step.describe();
     String message =
-        readyMembers(f) + " of " + s.desired().replicas() + " members are healthy voters; " + doing;
+        f.readyMembers()
+            + " of "
+            + s.desired().replicas()
+            + " members are healthy voters; "
+            + doing;
     boolean progressing =
         !(step instanceof Step.None)
             || !(Conditions.MEMBERS_UNREACHABLE.equals(activity)
@@ -251,7 +255,7 @@ final class Decisions {
   /** With quorum and nothing to do: Ready. */
   static Decision ready(Situation s) {
     String message =
-        s.facts().members.stream().filter(m -> m.ordinal() >= 0).count()
+        s.facts().members().stream().filter(m -> m.ordinal() >= 0).count()
             + " of "
             + s.desired().replicas()
             + " members are healthy voters";
@@ -287,7 +291,7 @@ final class Decisions {
    * nothing else wakes a Ready cluster at a time of day.
    */
   static Duration untilNextFiring(Situation s) {
-    Instant now = s.facts().view.now();
+    Instant now = s.facts().view().now();
     return s.desired()
         .maintenance()
         .schedule()
@@ -373,12 +377,12 @@ final class Decisions {
   static ClusterState rebuiltClusterState(Situation s) {
     Facts f = s.facts();
     List<InitialMember> members =
-        f.members.isEmpty()
+        f.members().isEmpty()
             ? f.knownOrdinals().stream()
                 .map(i -> InitialMember.of(s.namespace(), s.name(), i, s.peerScheme()))
                 .toList()
             : quorumMembers(s);
-    long clusterId = f.clusterId != 0 ? f.clusterId : f.recordedClusterId;
+    long clusterId = f.clusterId() != 0 ? f.clusterId() : f.recordedClusterId();
     Map<String, String> annotations =
         clusterId == 0 ? Map.of() : Map.of(Names.CLUSTER_ID_ANNOTATION, Hex.id(clusterId));
     return new ClusterState(
@@ -432,9 +436,9 @@ final class Decisions {
   static Keep quorumKeep(Situation s) {
     Facts f = s.facts();
     Map<String, String> annotations =
-        new TreeMap<>(f.view.clusterState().map(SurvivorRebuild::kept).orElse(Map.of()));
-    annotations.put(Names.CLUSTER_ID_ANNOTATION, Hex.id(f.clusterId));
-    Restores.record(f.view)
+        new TreeMap<>(f.view().clusterState().map(SurvivorRebuild::kept).orElse(Map.of()));
+    annotations.put(Names.CLUSTER_ID_ANNOTATION, Hex.id(f.clusterId()));
+    Restores.record(f.view())
         .ifPresent(r -> annotations.putIfAbsent(Names.RESTORED_FROM_ANNOTATION, r));
     int replicas =
         s.hibernating() || f.knownOrdinals().isEmpty() ? 0 : f.knownOrdinals().last() + 1;
@@ -448,13 +452,13 @@ final class Decisions {
                 annotations)),
         OptionalInt.of(replicas),
         claimMarks(s),
-        f.clusterId);
+        f.clusterId());
   }
 
   /** The member list's members of our ordinals, by the peer URL etcd has for each. */
   private static List<InitialMember> quorumMembers(Situation s) {
     Facts f = s.facts();
-    return f.members.stream()
+    return f.members().stream()
         .filter(m -> m.ordinal() >= 0)
         .map(
             m ->
@@ -473,14 +477,14 @@ final class Decisions {
     }
     Facts f = s.facts();
     Map<String, Long> marks = new TreeMap<>();
-    for (Member m : f.members) {
-      ClaimView claim = f.view.claims().get(m.ordinal());
+    for (Member m : f.members()) {
+      ClaimView claim = f.view().claims().get(m.ordinal());
       if (claim != null
           && !claim.terminating()
           && m.etcd().started()
           && f.healthy(m)
           && (claim.memberId() != m.id()
-              || claim.clusterId() != f.clusterId
+              || claim.clusterId() != f.clusterId()
               || claim.ownedByCluster() != s.desired().claims().withCluster())) {
         marks.put(claim.name(), m.id());
       }
@@ -490,7 +494,7 @@ final class Decisions {
 
   private static Line available(Situation s, String fallbackReason, String fallbackMessage) {
     Facts f = s.facts();
-    if (f.quorum) {
+    if (f.quorum()) {
       String leader = f.leaderMember().map(Member::name).orElse("?");
       return line(
           true,
@@ -501,7 +505,7 @@ final class Decisions {
               + " voters healthy; leader "
               + leader);
     }
-    if (f.existed) {
+    if (f.existed()) {
       return line(false, Conditions.QUORUM_LOST, quorumLostMessage(s));
     }
     return line(false, fallbackReason, fallbackMessage);
@@ -510,7 +514,7 @@ final class Decisions {
   static Line degraded(Situation s, String healthyReason) {
     Facts f = s.facts();
     List<String> unhealthy =
-        f.members.stream()
+        f.members().stream()
             .filter(m -> !f.healthy(m))
             .map(m -> m.name() + ": " + f.whyUnhealthy(m))
             .toList();
@@ -532,12 +536,12 @@ final class Decisions {
 
   /** Running member pods whose ordinal is not in the member list (once a list is known). */
   private static List<String> straysRunning(Facts f) {
-    if (f.members.isEmpty()) {
+    if (f.members().isEmpty()) {
       return List.of();
     }
     Set<Integer> listed = new TreeSet<>();
-    f.members.forEach(m -> listed.add(m.ordinal()));
-    return f.view.pods().values().stream()
+    f.members().forEach(m -> listed.add(m.ordinal()));
+    return f.view().pods().values().stream()
         .filter(p -> p.running() && !p.terminating() && !listed.contains(p.ordinal()))
         .map(PodView::name)
         .toList();
@@ -547,7 +551,7 @@ final class Decisions {
     Facts f = s.facts();
     int voters = f.voters().size();
     List<String> missing = new ArrayList<>();
-    if (!f.members.isEmpty()) {
+    if (!f.members().isEmpty()) {
       f.voters().stream()
           .filter(m -> !f.healthy(m))
           .forEach(m -> missing.add(m.name() + " (" + f.whyUnhealthy(m) + ")"));
@@ -562,9 +566,9 @@ final class Decisions {
     }
     Set<Integer> known = f.knownOrdinals();
     for (int i : known) {
-      Optional<MemberProbe> p = f.view.probe(i);
+      Optional<MemberProbe> p = f.view().probe(i);
       String why =
-          f.view.pod(i).isEmpty()
+          f.view().pod(i).isEmpty()
               ? "no pod"
               : p.map(x -> x.reachable() ? "sees no leader" : x.error()).orElse("not probed");
       missing.add(Names.member(s.name(), i) + " (" + why + ")");
@@ -582,9 +586,5 @@ final class Decisions {
             .map(p -> s.pod(p.ordinal()) + ": " + p.error())
             .toList();
     return down.isEmpty() ? "" : "; not answering: " + String.join(", ", down);
-  }
-
-  static int readyMembers(Facts f) {
-    return (int) f.healthyVoters().stream().filter(m -> m.ordinal() >= 0).count();
   }
 }

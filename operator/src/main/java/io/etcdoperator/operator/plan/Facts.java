@@ -39,28 +39,28 @@ import java.util.stream.Collectors;
  * exists from the first moment of a bootstrap, and announcing {@code existing} to members of a
  * cluster that never formed would keep them from ever starting.
  */
-final class Facts {
+public final class Facts {
   /** A member that lags the leader by more raft entries than this has not caught up. */
   static final long CAUGHT_UP_LAG = 1000;
 
-  final String namespace;
-  final String cluster;
-  final ClusterView view;
-  final Set<Long> clusterIds;
-  final long clusterId;
-  final List<Member> members;
-  final long leaderId;
-  final boolean quorum;
-  final boolean existed;
-  final long recordedClusterId;
+  private final String namespace;
+  private final String cluster;
+  private final ClusterView view;
+  private final Set<Long> clusterIds;
+  private final long clusterId;
+  private final List<Member> members;
+  private final long leaderId;
+  private final boolean quorum;
+  private final boolean existed;
+  private final long recordedClusterId;
 
   /** A member of the member list, with the ordinal its peer URL names (-1: not one of ours). */
-  record Member(MemberList.Entry etcd, int ordinal, String name) {
-    long id() {
+  public record Member(MemberList.Entry etcd, int ordinal, String name) {
+    public long id() {
       return etcd.id();
     }
 
-    boolean learner() {
+    public boolean learner() {
       return etcd.learner();
     }
   }
@@ -119,6 +119,46 @@ final class Facts {
     return onClaims.size() == 1 ? onClaims.iterator().next() : 0;
   }
 
+  /** The observation these facts were derived from. */
+  public ClusterView view() {
+    return view;
+  }
+
+  /** The cluster IDs the members that answered belong to. */
+  Set<Long> clusterIds() {
+    return clusterIds;
+  }
+
+  /** The one cluster ID the members that answered belong to; 0 when none or several. */
+  public long clusterId() {
+    return clusterId;
+  }
+
+  /** The member list (the leader's, else any member's), by ordinal. */
+  public List<Member> members() {
+    return members;
+  }
+
+  /** The leader a quorum follows; 0 when none. */
+  public long leaderId() {
+    return leaderId;
+  }
+
+  /** Whether a majority of the voters answer and follow one leader. */
+  public boolean quorum() {
+    return quorum;
+  }
+
+  /** Whether the cluster ever formed, by every sign the world keeps. */
+  boolean existed() {
+    return existed;
+  }
+
+  /** The cluster ID recorded when quorum was seen; 0 when none. */
+  long recordedClusterId() {
+    return recordedClusterId;
+  }
+
   static Facts of(String namespace, String cluster, ClusterView view) {
     return new Facts(namespace, cluster, view);
   }
@@ -160,7 +200,7 @@ final class Facts {
         .orElse(0L);
   }
 
-  List<Member> voters() {
+  public List<Member> voters() {
     return members.stream().filter(m -> !m.learner()).toList();
   }
 
@@ -176,7 +216,7 @@ final class Facts {
     return members.stream().filter(m -> m.ordinal() == ordinal).findFirst();
   }
 
-  Optional<Member> leaderMember() {
+  public Optional<Member> leaderMember() {
     return member(leaderId);
   }
 
@@ -192,7 +232,7 @@ final class Facts {
   }
 
   /** The probe of a member, if the ordinal was probed and the answer came from that member. */
-  Optional<MemberProbe> probeOf(Member m) {
+  public Optional<MemberProbe> probeOf(Member m) {
     return view.probe(m.ordinal())
         .filter(p -> !p.reachable() || p.memberId() == 0 || p.memberId() == m.id());
   }
@@ -210,7 +250,7 @@ final class Facts {
    * is healthy, however well it answers: none can serve a write (a survivor may still name the old
    * leader for an election timeout).
    */
-  boolean healthy(Member m) {
+  public boolean healthy(Member m) {
     return quorum
         && followsLeader(m)
         && probeOf(m).map(p -> p.alarmTypes().stream().allMatch(NO_SPACE::equals)).orElse(false);
@@ -241,7 +281,7 @@ final class Facts {
    * refuse, its metrics told nothing, and yet its pod is Ready (its kubelet's {@code /health} probe
    * passes). Whether it is healthy is then unknown, not false.
    */
-  boolean unseen(int ordinal) {
+  public boolean unseen(int ordinal) {
     return view.probe(ordinal).map(MemberProbe::silent).orElse(false)
         && view.pod(ordinal).map(p -> p.ready() && p.running() && !p.terminating()).orElse(false);
   }
@@ -255,7 +295,12 @@ final class Facts {
     return alarms;
   }
 
-  List<Member> healthyVoters() {
+  /** The healthy voters of our ordinals: status.readyMembers. */
+  public int readyMembers() {
+    return (int) healthyVoters().stream().filter(m -> m.ordinal() >= 0).count();
+  }
+
+  public List<Member> healthyVoters() {
     return voters().stream().filter(this::healthy).toList();
   }
 
@@ -299,7 +344,7 @@ final class Facts {
   }
 
   /** Why a member is not healthy, for status and Events. */
-  String whyUnhealthy(Member m) {
+  public String whyUnhealthy(Member m) {
     Optional<String> lost = lostData(m);
     if (lost.isPresent()) {
       return "runs without its data: " + abbreviate(lost.get());

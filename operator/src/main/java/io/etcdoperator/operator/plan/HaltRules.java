@@ -58,7 +58,7 @@ final class HaltRules {
   static final class SplitBrain implements Rule {
     @Override
     public Optional<Decision> decide(Situation s) {
-      if (s.facts().clusterIds.size() <= 1) {
+      if (s.facts().clusterIds().size() <= 1) {
         return Optional.empty();
       }
       String message =
@@ -80,8 +80,8 @@ final class HaltRules {
   static final class AnotherCluster implements Rule {
     @Override
     public Optional<Decision> decide(Situation s) {
-      long recorded = s.facts().recordedClusterId;
-      long seen = s.facts().clusterId;
+      long recorded = s.facts().recordedClusterId();
+      long seen = s.facts().clusterId();
       if (recorded == 0 || seen == 0 || recorded == seen) {
         return Optional.empty();
       }
@@ -230,7 +230,7 @@ final class HaltRules {
       boolean peerTls = s.desired().security().peerHttps();
       boolean serverTls = s.desired().security().serverTls();
       List<String> differ = new java.util.ArrayList<>();
-      for (Facts.Member m : s.facts().members) {
+      for (Facts.Member m : s.facts().members()) {
         for (String url : m.etcd().peerUrls()) {
           if (!peerTls && url.startsWith("https://")) {
             differ.add(m.name() + " peer URL " + url);

@@ -15,11 +15,9 @@ import java.util.Optional;
 final class LearnerRules {
   private LearnerRules() {}
 
-  /** The first learner, when quorum holds and the cluster is not hibernating. */
+  /** The first learner. */
   private static Optional<Member> learner(Situation s) {
-    return MembershipRules.withQuorum(s)
-        ? s.facts().learners().stream().findFirst()
-        : Optional.empty();
+    return s.facts().learners().stream().findFirst();
   }
 
   private static Decision scalingUp(Situation s, Step step) {
@@ -59,8 +57,8 @@ final class LearnerRules {
       Facts f = s.facts();
       int ordinal = learner.ordinal();
       String pod = s.pod(ordinal);
-      Optional<ClaimView> claim = Optional.ofNullable(f.view.claims().get(ordinal));
-      Optional<PodView> podView = f.view.pod(ordinal);
+      Optional<ClaimView> claim = Optional.ofNullable(f.view().claims().get(ordinal));
+      Optional<PodView> podView = f.view().pod(ordinal);
       boolean podLive = podView.isPresent() && !podView.get().terminating();
       if (s.desired().persistentStorage()
           && claim.isPresent()

@@ -97,12 +97,12 @@ final class MaintenanceRules {
     @Override
     public Optional<Decision> decide(Situation s) {
       Facts f = s.facts();
-      if (!MembershipRules.withQuorum(s) || !f.noSpace()) {
+      if (!f.noSpace()) {
         return Optional.empty();
       }
       long quota = s.desired().maintenance().quotaBytes();
       long revision = f.revision();
-      ClusterState state = f.view.clusterState().orElse(null);
+      ClusterState state = f.view().clusterState().orElse(null);
       Optional<Compaction> compacted =
           state == null ? Optional.empty() : MaintenanceRecord.compaction(state);
       long compactedTo = compacted.map(Compaction::revision).orElse(0L);
@@ -212,11 +212,11 @@ final class MaintenanceRules {
     @Override
     public Optional<Decision> decide(Situation s) {
       Maintenance policy = s.desired().maintenance();
-      if (!MembershipRules.withQuorum(s) || !policy.defragments()) {
+      if (!policy.defragments()) {
         return Optional.empty();
       }
       Facts f = s.facts();
-      Instant now = f.view.now();
+      Instant now = f.view().now();
       Map<String, Defragmentation> records = records(f);
       Optional<Instant> firing =
           policy.schedule().flatMap(c -> c.lastBetween(now.minus(SCHEDULE_DEADLINE), now));
@@ -256,7 +256,7 @@ final class MaintenanceRules {
         return false;
       }
       Facts f = s.facts();
-      Instant now = f.view.now();
+      Instant now = f.view().now();
       if (last != null && last.at().plus(COOL_DOWN).isAfter(now)) {
         return false;
       }
@@ -274,7 +274,7 @@ final class MaintenanceRules {
    */
   static Step nextDefragmentation(Situation s, List<Member> due, boolean ready, String reason) {
     Facts f = s.facts();
-    Optional<Member> behind = f.members.stream().filter(m -> !f.caughtUp(m)).findFirst();
+    Optional<Member> behind = f.members().stream().filter(m -> !f.caughtUp(m)).findFirst();
     if (behind.isPresent()) {
       return new Step.Wait(behind.get().name() + " to be healthy and caught up");
     }
@@ -286,7 +286,7 @@ final class MaintenanceRules {
     }
     Optional<Member> follower =
         due.stream()
-            .filter(m -> m.id() != f.leaderId)
+            .filter(m -> m.id() != f.leaderId())
             .max(Comparator.comparingInt(Member::ordinal));
     if (follower.isPresent()) {
       Member m = follower.get();
@@ -305,6 +305,6 @@ final class MaintenanceRules {
   }
 
   private static Map<String, Defragmentation> records(Facts f) {
-    return f.view.clusterState().map(MaintenanceRecord::defragmentations).orElse(Map.of());
+    return f.view().clusterState().map(MaintenanceRecord::defragmentations).orElse(Map.of());
   }
 }

@@ -1,13 +1,10 @@
 package io.etcdoperator.operator.plan;
 
-import io.etcdoperator.operator.model.Names;
-import io.etcdoperator.operator.observe.ClaimView;
 import io.etcdoperator.operator.plan.Facts.Member;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.SortedSet;
-import java.util.stream.IntStream;
 
 /**
  * Membership with quorum held: one change at a time, never one that would leave the rest without
@@ -18,14 +15,9 @@ import java.util.stream.IntStream;
 final class MembershipRules {
   private MembershipRules() {}
 
-  /** Quorum held and not scaled to 0: the rules that change membership apply. */
-  static boolean withQuorum(Situation s) {
-    return s.facts().quorum && !s.hibernating();
-  }
-
   /** Members of our ordinals, in ordinal order. */
   static List<Member> ours(Situation s) {
-    return s.facts().members.stream().filter(m -> m.ordinal() >= 0).toList();
+    return s.facts().members().stream().filter(m -> m.ordinal() >= 0).toList();
   }
 
   /**
@@ -36,9 +28,7 @@ final class MembershipRules {
   static final class Hibernate implements Rule {
     @Override
     public Optional<Decision> decide(Situation s) {
-      return s.facts().quorum && s.hibernating()
-          ? Optional.of(Decisions.hibernating(s))
-          : Optional.empty();
+      return s.hibernating() ? Optional.of(Decisions.hibernating(s)) : Optional.empty();
     }
   }
 
@@ -50,9 +40,6 @@ final class MembershipRules {
   static final class ReplaceLostMember implements Rule {
     @Override
     public Optional<Decision> decide(Situation s) {
-      if (!withQuorum(s)) {
-        return Optional.empty();
-      }
       Facts f = s.facts();
       for (Member m : ours(s)) {
         if (f.lostData(m).isPresent()) {
@@ -75,125 +62,6 @@ final class MembershipRules {
   }
 
   /**
-   * More members than wanted: remove the highest ordinal, moving leadership off it first, and only
-   * if the rest keep quorum. The StatefulSet shrinks once the member is gone.
-   */
-  static final class ScaleDown implements Rule {
-    @Override
-    public Optional<Decision> decide(Situation s) {
-      List<Member> ours = ours(s);
-      if (!withQuorum(s) || ours.size() <= s.desired().replicas()) {
-        return Optional.empty();
-      }
-      return Optional.of(
-          Decisions.withQuorum(s, Conditions.SCALING_DOWN, remove(s, ours.get(ours.size() - 1))));
-    }
-
-    private static Step remove(Situation s, Member target) {
-      Facts f = s.facts();
-      if (target.id() == f.leaderId) {
-        return moveLeaderOff(s, target)
-            .orElse(new Step.Wait("a caught-up voter to take leadership from " + target.name()));
-      }
-      boolean ok =
-          Quorum.canRemove(
-              f.voters().size(), f.healthyVoters().size(), target.learner(), f.healthy(target));
-      return ok
-          ? new Step.RemoveMember(
-              target.ordinal(),
-              target.name(),
-              target.id(),
-              "scaling down to " + s.desired().replicas())
-          : new Step.Wait(
-              "removing " + target.name() + " now would leave the cluster without quorum");
-    }
-  }
-
-  /**
-   * Fewer members than wanted: add the lowest free ordinal as a learner. A claim left there by a
-   * former member holds data etcd would refuse (or worse, take for the new member's): when no pod
-   * uses it, it goes first, so the new member's pod starts on a fresh one; when a pod still runs on
-   * it (a member replaced in place), the learner is added first and StartLearner clears the claim.
-   */
-  static final class ScaleUp implements Rule {
-    @Override
-    public Optional<Decision> decide(Situation s) {
-      if (!withQuorum(s) || ours(s).size() >= s.desired().replicas()) {
-        return Optional.empty();
-      }
-      return Optional.of(Decisions.withQuorum(s, Conditions.SCALING_UP, add(s)));
-    }
-
-    private static Step add(Situation s) {
-      Facts f = s.facts();
-      int ordinal =
-          IntStream.iterate(0, i -> i + 1)
-              .filter(i -> f.memberAt(i).isEmpty())
-              .findFirst()
-              .orElseThrow();
-      Optional<ClaimView> claim = Optional.ofNullable(f.view.claims().get(ordinal));
-      if (upOnForeignData(s, ordinal)) {
-        return new Step.Wait(
-            "pod "
-                + s.pod(ordinal)
-                + " runs etcd for a member that is not in the cluster and shows no sign of lost"
-                + " data: it may hold the only copy of some data, so the operator neither adds a"
-                + " member there nor deletes its claim");
-      }
-      if (s.desired().persistentStorage()
-          && claim.isPresent()
-          && claim.get().memberId() != 0
-          && f.view.pod(ordinal).isEmpty()) {
-        return claim.get().terminating()
-            ? new Step.Wait("claim " + claim.get().name() + " to be deleted")
-            : new Step.DeleteClaim(
-                ordinal,
-                claim.get().name(),
-                "it holds the data of a former member "
-                    + Names.member(s.name(), ordinal)
-                    + "; a new member starts empty");
-      }
-      return new Step.AddLearner(
-          ordinal,
-          Names.member(s.name(), ordinal),
-          Names.peerUrl(s.namespace(), s.name(), ordinal, s.peerScheme()));
-    }
-  }
-
-  /**
-   * A claim the spec lets go: whenScaled Delete, and the claim is of an ordinal the cluster no
-   * longer has (its member removed from etcd on a scale-down, its pod gone with the StatefulSet's
-   * shrink). Only the operator deletes it, and only then: the StatefulSet's own policy is always
-   * Retain, so that neither hibernation nor a rebuild takes data with it. After the scale-up rule,
-   * which clears a former member's claim of an ordinal it adds back.
-   */
-  static final class DeleteScaledDownClaim implements Rule {
-    @Override
-    public Optional<Decision> decide(Situation s) {
-      // Hibernation (replicas 0) removes no member: every claim stays.
-      if (!withQuorum(s) || !s.desired().claims().onScaleDown() || s.desired().replicas() == 0) {
-        return Optional.empty();
-      }
-      Facts f = s.facts();
-      return f.view.claims().values().stream()
-          .filter(c -> c.ordinal() >= s.desired().replicas() && !c.terminating())
-          .filter(c -> f.memberAt(c.ordinal()).isEmpty() && f.view.pod(c.ordinal()).isEmpty())
-          .findFirst()
-          .map(
-              c ->
-                  Decisions.withQuorum(
-                      s,
-                      Conditions.SCALING_DOWN,
-                      new Step.DeleteClaim(
-                          c.ordinal(),
-                          c.name(),
-                          "its member was removed in a scale-down and"
-                              + " spec.storage.persistentVolumeClaimRetentionPolicy.whenScaled is"
-                              + " Delete")));
-    }
-  }
-
-  /**
    * Every member as wanted and no pod to roll: Ready, or, not Ready, an alarm etcd raised or the
    * members that are unhealthy (nothing is done about them: a member that is down comes back with
    * its pod). Last of the quorum rules: it is what is left when nothing needs changing.
@@ -201,9 +69,6 @@ final class MembershipRules {
   static final class InSync implements Rule {
     @Override
     public Optional<Decision> decide(Situation s) {
-      if (!withQuorum(s)) {
-        return Optional.empty();
-      }
       Facts f = s.facts();
       if (!f.alarms().isEmpty()) {
         return Optional.of(Decisions.withQuorum(s, Conditions.ALARM, new Step.None()));
@@ -243,7 +108,7 @@ final class MembershipRules {
    */
   static boolean upOnForeignData(Situation s, int ordinal) {
     Facts f = s.facts();
-    return f.view
+    return f.view()
         .pod(ordinal)
         .map(p -> !p.terminating() && p.running() && !f.lostDataAt(ordinal))
         .orElse(false);

@@ -71,14 +71,14 @@ final class NodeRules {
     @Override
     public Optional<Decision> decide(Situation s) {
       Optional<Duration> wait = s.target().replaceLostMemberAfter();
-      if (!MembershipRules.withQuorum(s) || wait.isEmpty()) {
+      if (wait.isEmpty()) {
         return Optional.empty();
       }
       Facts f = s.facts();
-      Instant now = f.view.now();
+      Instant now = f.view().now();
       // 1. A member still in etcd whose data cannot come back, once the wait is over.
       for (Member m : MembershipRules.ours(s)) {
-        Placement p = f.view.placement(m.ordinal());
+        Placement p = f.view().placement(m.ordinal());
         Optional<String> why = lostForGood(p, wait.get(), now);
         if (why.isEmpty() || f.healthy(m)) {
           continue;
@@ -99,9 +99,9 @@ final class NodeRules {
         if (f.memberAt(ordinal).isPresent()) {
           continue;
         }
-        Placement p = f.view.placement(ordinal);
-        Optional<ClaimView> claim = Optional.ofNullable(f.view.claims().get(ordinal));
-        Optional<PodView> pod = f.view.pod(ordinal);
+        Placement p = f.view().placement(ordinal);
+        Optional<ClaimView> claim = Optional.ofNullable(f.view().claims().get(ordinal));
+        Optional<PodView> pod = f.view().pod(ordinal);
         boolean claimHeld = claim.isPresent() && (p.dataGone() || p.dataAway());
         if (claimHeld && !claim.get().terminating()) {
           return Optional.of(

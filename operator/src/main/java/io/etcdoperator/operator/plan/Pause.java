@@ -22,20 +22,7 @@ final class Pause {
       if (!s.target().paused()) {
         return Optional.empty();
       }
-      Decision inner = null;
-      for (Rule rule : Planner.RULES) {
-        if (rule instanceof Paused) {
-          continue;
-        }
-        Optional<Decision> d = rule.decide(s);
-        if (d.isPresent()) {
-          inner = d.get();
-          break;
-        }
-      }
-      if (inner == null) {
-        throw new IllegalStateException("no rule applies; the last one, Bootstrap, always does");
-      }
+      Decision inner = Planner.unpaused(s);
       Step step = inner.step();
       String would =
           step instanceof Step.None || step instanceof Step.Wait

@@ -1,7 +1,7 @@
 package io.etcdoperator.operator.plan;
 
-import io.etcdoperator.api.v1alpha1.EtcdClusterStatus;
 import io.etcdoperator.operator.model.ClusterState;
+import io.etcdoperator.operator.model.Target;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
@@ -9,18 +9,20 @@ import java.util.Optional;
 import java.util.OptionalInt;
 
 /**
- * The planner's answer for one reconcile: which rule fired, what it decided, and the status that
- * decision renders as.
+ * The planner's answer for one reconcile: which rule fired, what it decided, and the facts it
+ * decided on (from which the status is rendered).
  *
  * @param rule the name of the rule that fired (as the planner's Javadoc lists it)
  * @param decision the step, what to keep, what to report, when to look again
- * @param status the status to report (transition times are the reconciler's business)
+ * @param target what the user asked for
+ * @param facts what the rules read of the observation
  */
-public record Plan(String rule, Decision decision, EtcdClusterStatus status) {
+public record Plan(String rule, Decision decision, Target target, Facts facts) {
   public Plan {
     Objects.requireNonNull(rule, "rule");
     Objects.requireNonNull(decision, "decision");
-    Objects.requireNonNull(status, "status");
+    Objects.requireNonNull(target, "target");
+    Objects.requireNonNull(facts, "facts");
   }
 
   public Step step() {
@@ -50,6 +52,11 @@ public record Plan(String rule, Decision decision, EtcdClusterStatus status) {
   /** The cluster ID the claims of {@link #claimMembers()} are marked with. */
   public long claimClusterId() {
     return decision.keep().clusterId();
+  }
+
+  /** What the decision reports. */
+  public Report report() {
+    return decision.report();
   }
 
   public Duration requeueAfter() {

@@ -5,6 +5,7 @@ import io.etcdoperator.operator.observe.ClusterView;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.stream.Stream;
 
 /**
  * Decides, from what the user asked for and what the operator saw, the next single step and what to
@@ -13,8 +14,14 @@ import java.util.Optional;
  *
  * <h2>The rules, asked in this order; the first that applies decides</h2>
  *
- * The list is {@link #RULES}; a test checks that this list names the same rules in the same order.
- * Each rule's Javadoc says the situation it handles and why it sits where it does.
+ * The rules come in three tiers ({@link #HALTS}, {@link #WITH_QUORUM}, {@link #WITHOUT_QUORUM}), so
+ * that quorum is looked at once: first the halts, whatever the quorum; then, with quorum held, the
+ * rules that change membership, pods and data one safe step at a time; without it, the rules that
+ * wait, report, or bootstrap a cluster that never formed. A test checks that this list names the
+ * rules of {@link #RULES} in the same order. Each rule's Javadoc says the situation it handles and
+ * why it sits where it does.
+ *
+ * <p>Halts:
  *
  * <ol>
  *   <li><b>Paused</b>: the resource carries {@code etcd.aenix.io/paused: "true"}: touch nothing;
@@ -37,42 +44,50 @@ import java.util.Optional;
  *       cannot see them, so it touches nothing.
  *   <li><b>RebuildUnderWay</b>: a rebuild from a survivor the user opted into, carried through
  *       ({@link SurvivorRebuild}), and the rebuild pod's clean-up.
- *   <li><b>Hibernate</b>: quorum held, scaled to 0: the StatefulSet stops every member.
- *   <li><b>UnwantedLearner</b>: quorum held and a learner the spec no longer wants: remove it.
- *   <li><b>StartLearner</b>: quorum held and a learner that has not started: make sure its pod
- *       starts on data of its own.
- *   <li><b>PromoteLearner</b>: quorum held and a started learner: promote it once healthy.
- *   <li><b>ReplaceLostMember</b>: quorum held and a member whose pod runs without its data: remove
- *       it, if the rest keep quorum; it comes back as a new learner.
- *   <li><b>ReplaceMemberOnLostNode</b>: quorum held, spec.replaceLostMemberAfter set, and a member
- *       whose data cannot come back (its node or volume lost for that long): remove it, then clear
- *       its claim and (forcibly, on a lost node) its pod; it comes back as a new learner ({@link
- *       NodeRules}).
- *   <li><b>MovePeersToTls</b>: quorum held and spec.security.tls asks for peer TLS while members'
- *       peer URLs are http: roll onto both schemes, update each URL, and back, one step at a time
- *       ({@link TlsMoves}); no member is added meanwhile.
- *   <li><b>ScaleDown</b>: quorum held and more members than wanted: from the highest ordinal,
- *       leadership moved off first, only if the rest keep quorum.
- *   <li><b>ScaleUp</b>: quorum held and fewer members than wanted: add the lowest free ordinal as a
- *       learner, clearing a claim a former member left there first.
- *   <li><b>DeleteScaledDownClaim</b>: quorum held, whenScaled Delete, and a claim of an ordinal the
- *       cluster no longer has: delete it (the operator alone deletes claims).
- *   <li><b>EnableAuth</b>: quorum held, spec.security.enableAuth, and a member says auth is off:
- *       root role and user, the operator's certificate user as root, then auth on.
- *   <li><b>DisableAuth</b>: quorum held, enableAuth not set, and a member says auth is on: off.
- *   <li><b>NoSpace</b>: quorum held and NOSPACE raised: compact, defragment member by member,
- *       disarm ({@link MaintenanceRules}).
- *   <li><b>ExpandVolumes</b>: quorum held and claims smaller than the spec asks: grow them, then
- *       recreate the StatefulSet with its pods orphaned ({@link VolumeRules}).
- *   <li><b>RollGate</b>: quorum held and pods run an old template, but the roll cannot go on yet.
+ * </ol>
+ *
+ * <p>With quorum held:
+ *
+ * <ol>
+ *   <li><b>Hibernate</b>: scaled to 0: the StatefulSet stops every member.
+ *   <li><b>UnwantedLearner</b>: a learner the spec no longer wants: remove it.
+ *   <li><b>StartLearner</b>: a learner that has not started: make sure its pod starts on data of
+ *       its own.
+ *   <li><b>PromoteLearner</b>: a started learner: promote it once healthy.
+ *   <li><b>ReplaceLostMember</b>: a member whose pod runs without its data: remove it, if the rest
+ *       keep quorum; it comes back as a new learner.
+ *   <li><b>ReplaceMemberOnLostNode</b>: spec.replaceLostMemberAfter set, and a member whose data
+ *       cannot come back (its node or volume lost for that long): remove it, then clear its claim
+ *       and (forcibly, on a lost node) its pod; it comes back as a new learner ({@link NodeRules}).
+ *   <li><b>MovePeersToTls</b>: spec.security.tls asks for peer TLS while members' peer URLs are
+ *       http: roll onto both schemes, update each URL, and back, one step at a time ({@link
+ *       TlsMoves}); no member is added meanwhile.
+ *   <li><b>ScaleDown</b>: more members than wanted: from the highest ordinal, leadership moved off
+ *       first, only if the rest keep quorum.
+ *   <li><b>ScaleUp</b>: fewer members than wanted: add the lowest free ordinal as a learner,
+ *       clearing a claim a former member left there first.
+ *   <li><b>DeleteScaledDownClaim</b>: whenScaled Delete, and a claim of an ordinal the cluster no
+ *       longer has: delete it (the operator alone deletes claims).
+ *   <li><b>EnableAuth</b>: spec.security.enableAuth, and a member says auth is off: root role and
+ *       user, the operator's certificate user as root, then auth on.
+ *   <li><b>DisableAuth</b>: enableAuth not set, and a member says auth is on: off.
+ *   <li><b>NoSpace</b>: NOSPACE raised: compact, defragment member by member, disarm ({@link
+ *       MaintenanceRules}).
+ *   <li><b>ExpandVolumes</b>: claims smaller than the spec asks: grow them, then recreate the
+ *       StatefulSet with its pods orphaned ({@link VolumeRules}).
+ *   <li><b>RollGate</b>: pods run an old template, but the roll cannot go on yet.
  *   <li><b>RollDownMembers</b>: the stale pod of a member that is down anyway goes first.
  *   <li><b>RollFollower</b>: the next follower, from the highest ordinal, once every member is
  *       healthy, caught up and Ready.
  *   <li><b>RollLeader</b>: the leader last, after moving leadership away.
  *   <li><b>Defragment</b>: the spec's defragmentation policy finds members due: one at a time,
  *       followers first, the leader last after moving leadership away.
- *   <li><b>InSync</b>: quorum held, every member as wanted: Ready, or the alarm or unhealthy member
- *       said.
+ *   <li><b>InSync</b>: every member as wanted: Ready, or the alarm or unhealthy member said.
+ * </ol>
+ *
+ * <p>Without quorum:
+ *
+ * <ol>
  *   <li><b>MajorityDataLost</b>: quorum lost and a majority lost its data: report it; record the
  *       intent to rebuild only when the user opted in.
  *   <li><b>Hibernated</b>: quorum lost because the cluster was scaled to 0.
@@ -115,8 +130,8 @@ public final class Planner {
   /** How long a restarted member may take to become healthy before the roll is reported stuck. */
   public static final Duration ROLL_DEADLINE = Duration.ofMinutes(5);
 
-  /** The rules, in the order they are asked. */
-  static final List<Rule> RULES =
+  /** The rules that make the operator stand still, or carry on a rebuild, whatever the quorum. */
+  static final List<Rule> HALTS =
       List.of(
           new Pause.Paused(),
           new HaltRules.InvalidSpec(),
@@ -128,7 +143,14 @@ public final class Planner {
           new VolumeRules.VolumeSizeRefused(),
           new HaltRules.TlsModeChanged(),
           new HaltRules.CannotReachMembers(),
-          new SurvivorRebuild.RebuildUnderWay(),
+          new SurvivorRebuild.RebuildUnderWay());
+
+  /**
+   * With quorum held. Hibernate comes first and takes every cluster scaled to 0, so the rules after
+   * it never see one; InSync comes last and always applies.
+   */
+  static final List<Rule> WITH_QUORUM =
+      List.of(
           new MembershipRules.Hibernate(),
           new LearnerRules.UnwantedLearner(),
           new LearnerRules.StartLearner(),
@@ -136,9 +158,9 @@ public final class Planner {
           new MembershipRules.ReplaceLostMember(),
           new NodeRules.ReplaceMemberOnLostNode(),
           new TlsMoves.MovePeersToTls(),
-          new MembershipRules.ScaleDown(),
-          new MembershipRules.ScaleUp(),
-          new MembershipRules.DeleteScaledDownClaim(),
+          new ScaleRules.ScaleDown(),
+          new ScaleRules.ScaleUp(),
+          new ScaleRules.DeleteScaledDownClaim(),
           new AuthRules.EnableAuth(),
           new AuthRules.DisableAuth(),
           new MaintenanceRules.NoSpace(),
@@ -148,23 +170,53 @@ public final class Planner {
           new RollRules.RollFollower(),
           new RollRules.RollLeader(),
           new MaintenanceRules.Defragment(),
-          new MembershipRules.InSync(),
+          new MembershipRules.InSync());
+
+  /** Without quorum; Bootstrap comes last and always applies. */
+  static final List<Rule> WITHOUT_QUORUM =
+      List.of(
           new SurvivorRebuild.MajorityDataLost(),
           new QuorumLostRules.Hibernated(),
           new QuorumLostRules.QuorumLost(),
           new QuorumLostRules.Bootstrap());
 
+  /** Every rule, in the order the tiers are asked. */
+  static final List<Rule> RULES =
+      Stream.of(HALTS, WITH_QUORUM, WITHOUT_QUORUM).flatMap(List::stream).toList();
+
   private Planner() {}
 
+  /** The plan for what the user asked for and what the operator saw. */
   public static Plan plan(Target target, ClusterView view) {
     Situation s = new Situation(target, Facts.of(target.namespace(), target.name(), view));
-    for (Rule rule : RULES) {
+    Fired fired = decide(s, HALTS).orElseGet(() -> decide(s, tier(s)).orElseThrow());
+    return new Plan(
+        fired.rule(), Decisions.degradedByNoSpace(s, fired.decision()), target, s.facts());
+  }
+
+  /** What the rules after Paused decide: what the operator would do if it were not paused. */
+  static Decision unpaused(Situation s) {
+    return decide(s, HALTS.subList(1, HALTS.size()))
+        .orElseGet(() -> decide(s, tier(s)).orElseThrow())
+        .decision();
+  }
+
+  /** The rule that fired and what it decided. */
+  record Fired(String rule, Decision decision) {}
+
+  /** The tier of the situation's quorum. */
+  static List<Rule> tier(Situation s) {
+    return s.facts().quorum() ? WITH_QUORUM : WITHOUT_QUORUM;
+  }
+
+  /** The first of {@code rules} that applies; the last rule of each tier always does. */
+  static Optional<Fired> decide(Situation s, List<Rule> rules) {
+    for (Rule rule : rules) {
       Optional<Decision> decision = rule.decide(s);
       if (decision.isPresent()) {
-        Decision d = Decisions.degradedByNoSpace(s, decision.get());
-        return new Plan(rule.name(), d, StatusRenderer.render(target, s.facts(), d.report()));
+        return Optional.of(new Fired(rule.name(), decision.get()));
       }
     }
-    throw new IllegalStateException("no rule applies; the last one, Bootstrap, always does");
+    return Optional.empty();
   }
 }

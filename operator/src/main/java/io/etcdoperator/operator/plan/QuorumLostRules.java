@@ -19,7 +19,7 @@ final class QuorumLostRules {
    * ({@link Facts#existed}).
    */
   static boolean lost(Situation s) {
-    return !s.facts().quorum && s.facts().existed;
+    return !s.facts().quorum() && s.facts().existed();
   }
 
   /**

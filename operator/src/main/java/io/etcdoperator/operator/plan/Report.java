@@ -1,5 +1,6 @@
 package io.etcdoperator.operator.plan;
 
+import io.etcdoperator.operator.status.StatusRenderer;
 import java.util.Objects;
 
 /**
@@ -37,10 +38,5 @@ public record Report(Line available, Line ready, Line progressing, Line degraded
     public String statusText() {
       return !known ? "Unknown" : status ? "True" : "False";
     }
-  }
-
-  /** The same report with Progressing replaced (a step that failed says so there). */
-  public Report withProgressing(Line value) {
-    return new Report(available, ready, value, degraded);
   }
 }

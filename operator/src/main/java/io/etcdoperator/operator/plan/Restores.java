@@ -1,6 +1,5 @@
 package io.etcdoperator.operator.plan;
 
-import io.etcdoperator.api.v1alpha1.RestoreStatus;
 import io.etcdoperator.operator.model.Names;
 import io.etcdoperator.operator.model.Target;
 import io.etcdoperator.operator.observe.ClusterView;
@@ -25,7 +24,7 @@ import java.util.regex.Pattern;
  * fixed {@code spec.bootstrap.restore.source} changes the pod template, and pods of a cluster that
  * never formed are replaced at once.
  */
-final class Restores {
+public final class Restores {
   private static final Pattern JSON_FIELD =
       Pattern.compile("\"(uri|revision|sha256|why)\":\"?([^\",}]*)");
 
@@ -63,7 +62,7 @@ final class Restores {
   }
 
   /** The record to keep once the cluster formed, from a member that restored. */
-  static Optional<String> record(ClusterView view) {
+  public static Optional<String> record(ClusterView view) {
     return view.restore().restored().map(Restores::fromAgentLine);
   }
 
@@ -82,37 +81,6 @@ final class Restores {
       }
     }
     return uri + "@" + revision + "@" + sha + "@" + when;
-  }
-
-  /**
-   * status.restore from the ConfigMap's record, or from a member's restore seen now (the record is
-   * written by this very reconcile).
-   */
-  static RestoreStatus status(ClusterView view) {
-    Optional<String> recorded =
-        view.clusterState()
-            .flatMap(c -> c.annotation(Names.RESTORED_FROM_ANNOTATION))
-            .or(() -> record(view));
-    if (recorded.isEmpty()) {
-      return null;
-    }
-    String[] p = recorded.get().split("@", 4);
-    RestoreStatus r = new RestoreStatus();
-    r.setSource(p[0]);
-    if (p.length > 1) {
-      try {
-        r.setRevision(Long.parseLong(p[1]));
-      } catch (NumberFormatException e) {
-        // written by hand: leave it out
-      }
-    }
-    if (p.length > 2 && !p[2].isEmpty()) {
-      r.setChecksum("sha256:" + p[2]);
-    }
-    if (p.length > 3 && !p[3].isEmpty()) {
-      r.setTime(p[3]);
-    }
-    return r;
   }
 
   /** The newest backup, as the way out when the data is gone. */

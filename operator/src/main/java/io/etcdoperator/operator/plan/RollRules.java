@@ -23,10 +23,9 @@ import java.util.SortedSet;
 final class RollRules {
   private RollRules() {}
 
-  /** Quorum held and some pod runs another template than the desired one. */
+  /** Some pod runs another template than the desired one. */
   private static boolean pending(Situation s) {
-    return MembershipRules.withQuorum(s)
-        && !s.facts().stalePods(s.desired().podTemplateHash()).isEmpty();
+    return !s.facts().stalePods(s.desired().podTemplateHash()).isEmpty();
   }
 
   /**
@@ -114,7 +113,7 @@ final class RollRules {
         return Optional.empty();
       }
       Facts f = s.facts();
-      Optional<Member> behind = f.members.stream().filter(m -> !f.caughtUp(m)).findFirst();
+      Optional<Member> behind = f.members().stream().filter(m -> !f.caughtUp(m)).findFirst();
       if (behind.isPresent()) {
         return Optional.of(
             rolling(s, new Step.Wait(behind.get().name() + " to be healthy and caught up")));
@@ -128,7 +127,7 @@ final class RollRules {
           .sorted(Comparator.reverseOrder())
           .map(f::memberAt)
           .flatMap(Optional::stream)
-          .filter(m -> m.id() != f.leaderId)
+          .filter(m -> m.id() != f.leaderId())
           .findFirst()
           .map(m -> rolling(s, restart(s, m)));
     }
@@ -198,18 +197,18 @@ final class RollRules {
     Facts f = s.facts();
     SortedSet<Integer> stale = f.stalePods(s.desired().podTemplateHash());
     Optional<Member> stuck =
-        f.members.stream()
+        f.members().stream()
             .filter(m -> !stale.contains(m.ordinal()) && !f.healthy(m))
             .filter(
                 m ->
-                    f.view
+                    f.view()
                         .pod(m.ordinal())
                         .map(
                             p ->
                                 p.createdAt() != null
                                     && p.createdAt()
                                         .plus(Planner.ROLL_DEADLINE)
-                                        .isBefore(f.view.now()))
+                                        .isBefore(f.view().now()))
                         .orElse(false))
             .findFirst();
     if (stuck.isEmpty()) {

@@ -30,7 +30,7 @@ record Situation(Target target, Facts facts) {
   }
 
   ClusterView view() {
-    return facts.view;
+    return facts.view();
   }
 
   String name() {
@@ -54,7 +54,7 @@ record Situation(Target target, Facts facts) {
   /** The StatefulSet already carries the desired template, so recreated pods get it. */
   boolean templateRolledOut() {
     return facts
-        .view
+        .view()
         .statefulSet()
         .map(s -> desired().podTemplateHash().equals(s.podTemplateHash()))
         .orElse(false);

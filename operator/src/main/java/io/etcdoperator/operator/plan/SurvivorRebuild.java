@@ -100,12 +100,12 @@ final class SurvivorRebuild {
   static Optional<Decision> inProgress(Situation s) {
     Target target = s.target();
     Facts facts = s.facts();
-    Optional<ClusterState> state = facts.view.clusterState();
+    Optional<ClusterState> state = facts.view().clusterState();
     Optional<String> intent = state.flatMap(c -> c.annotation(Names.REBUILDING_ANNOTATION));
     Optional<String> done = state.flatMap(c -> c.annotation(Names.REBUILT_ANNOTATION));
     boolean active =
         intent.isPresent() && intent.equals(target.rebuild().optIn()) && !intent.equals(done);
-    Optional<RebuildView> pod = facts.view.rebuild();
+    Optional<RebuildView> pod = facts.view().rebuild();
     String survivor = state.flatMap(c -> c.annotation(Names.REBUILDING_FROM_ANNOTATION)).orElse("");
     int ordinal = Names.ordinalOf(target.name(), survivor);
 
@@ -148,7 +148,7 @@ final class SurvivorRebuild {
                     + how));
       }
       Optional<ClaimView> other =
-          facts.view.claims().values().stream().filter(c -> c.ordinal() != ordinal).findFirst();
+          facts.view().claims().values().stream().filter(c -> c.ordinal() != ordinal).findFirst();
       if (other.isPresent()) {
         String rebuilding = "rebuilding from " + survivor + ": clearing the other members' claims";
         return Optional.of(
@@ -169,7 +169,7 @@ final class SurvivorRebuild {
       Map<String, String> annotations = new LinkedHashMap<>(kept(state.get()));
       annotations.put(Names.REBUILT_ANNOTATION, intent.get());
       annotations.put(
-          Names.REBUILT_FROM_ANNOTATION, survivor + "@" + revision + "@" + facts.view.now());
+          Names.REBUILT_FROM_ANNOTATION, survivor + "@" + revision + "@" + facts.view().now());
       ClusterState rebuilt =
           new ClusterState(
               ClusterState.Kind.EXISTING,
@@ -185,7 +185,7 @@ final class SurvivorRebuild {
               Keep.statefulSet(0).withClusterState(rebuilt),
               "rebuilt from " + survivor + " at revision " + revision + "; its pod starts next"));
     }
-    if (!facts.view.pods().isEmpty()) {
+    if (!facts.view().pods().isEmpty()) {
       return Optional.of(
           Decisions.rebuilding(
               new Step.Wait("every member pod to stop"),
@@ -246,12 +246,12 @@ final class SurvivorRebuild {
                 + index(facts, best.get())
                 + (termsKnown ? ")" : "; a survivor tells no raft term)");
     Optional<String> done =
-        facts.view.clusterState().flatMap(c -> c.annotation(Names.REBUILT_ANNOTATION));
+        facts.view().clusterState().flatMap(c -> c.annotation(Names.REBUILT_ANNOTATION));
     Optional<String> optIn = target.rebuild().optIn();
     if (optIn.isPresent() && !optIn.equals(done) && !ambiguous) {
       ClusterState state =
           facts
-              .view
+              .view()
               .clusterState()
               .filter(ClusterState::existing)
               .orElseGet(() -> Decisions.rebuiltClusterState(s));
@@ -306,7 +306,7 @@ final class SurvivorRebuild {
   /** The raft term a member reports (0: unknown, e.g. it answers only on its metrics). */
   private static long term(Facts facts, int ordinal) {
     return facts
-        .view
+        .view()
         .probe(ordinal)
         .filter(MemberProbe::reachable)
         .map(MemberProbe::raftTerm)
@@ -315,7 +315,7 @@ final class SurvivorRebuild {
 
   /** How far a member's log goes, as far as the operator can tell (0: unknown). */
   private static long index(Facts facts, int ordinal) {
-    return facts.view.probe(ordinal).map(MemberProbe::knownIndex).orElse(0L);
+    return facts.view().probe(ordinal).map(MemberProbe::knownIndex).orElse(0L);
   }
 
   /** The record of earlier rebuilds, carried on. */

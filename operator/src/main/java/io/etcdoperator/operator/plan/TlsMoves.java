@@ -75,7 +75,7 @@ public final class TlsMoves {
       return TlsMove.NONE;
     }
     List<String> urls =
-        f.members.stream()
+        f.members().stream()
             .filter(m -> m.ordinal() >= 0)
             .flatMap(m -> m.etcd().peerUrls().stream())
             .toList();
@@ -93,7 +93,7 @@ public final class TlsMoves {
     // No member list: keep what the pods run, so that a pod recreated now serves what its peers
     // dial. A formed cluster whose pods serve plain peers is at step 1 (which also serves them).
     List<String> listens =
-        f.view.pods().values().stream()
+        f.view().pods().values().stream()
             .filter(p -> !p.terminating())
             .map(PodView::peerListen)
             .filter(l -> !l.isEmpty())
@@ -104,7 +104,7 @@ public final class TlsMoves {
     if (listens.stream().anyMatch(TlsMoves::onMovePort)) {
       return TlsMove.HTTPS_ON_BOTH_PORTS;
     }
-    return f.existed && listens.stream().anyMatch(l -> l.startsWith("http://"))
+    return f.existed() && listens.stream().anyMatch(l -> l.startsWith("http://"))
         ? TlsMove.HTTP_AND_HTTPS
         : TlsMove.NONE;
   }
@@ -117,7 +117,7 @@ public final class TlsMoves {
    */
   private static boolean autoTls(List<String> urls, Facts f) {
     List<PodView.PeerCertificate> certs =
-        f.view.pods().values().stream()
+        f.view().pods().values().stream()
             .filter(p -> !p.terminating())
             .map(PodView::peerCertificate)
             .toList();
@@ -146,7 +146,7 @@ public final class TlsMoves {
     @Override
     public Optional<Decision> decide(Situation s) {
       TlsMove move = s.tlsMove();
-      if (!move.moving() || !MembershipRules.withQuorum(s)) {
+      if (!move.moving()) {
         return Optional.empty();
       }
       for (Rule r : ROLL) {
@@ -162,7 +162,7 @@ public final class TlsMoves {
     private static Step update(Situation s, TlsMove move) {
       Facts f = s.facts();
       Optional<Member> waitFor =
-          f.members.stream().filter(m -> m.learner() || !f.healthy(m)).findFirst();
+          f.members().stream().filter(m -> m.learner() || !f.healthy(m)).findFirst();
       if (waitFor.isPresent()) {
         Member m = waitFor.get();
         return new Step.Wait(

@@ -86,13 +86,13 @@ final class VolumeRules {
     @Override
     public Optional<Decision> decide(Situation s) {
       Maintenance m = s.desired().maintenance();
-      if (!MembershipRules.withQuorum(s) || !s.desired().persistentStorage()) {
+      if (!s.desired().persistentStorage()) {
         return Optional.empty();
       }
       long want = m.storageBytes();
       Facts f = s.facts();
       Optional<ClaimView> small =
-          f.view.claims().values().stream()
+          f.view().claims().values().stream()
               .filter(c -> !c.terminating() && f.knownOrdinals().contains(c.ordinal()))
               .filter(c -> c.requestedBytes() > 0 && c.requestedBytes() < want)
               .min(Comparator.comparingInt(ClaimView::ordinal));
@@ -105,7 +105,7 @@ final class VolumeRules {
                 new Step.ResizeClaim(
                     c.ordinal(), c.name(), m.storage(), Maintenance.human(c.requestedBytes()))));
       }
-      Optional<StatefulSetView> sts = f.view.statefulSet();
+      Optional<StatefulSetView> sts = f.view().statefulSet();
       if (sts.isEmpty() || sts.get().claimBytes() == 0 || sts.get().claimBytes() >= want) {
         return Optional.empty();
       }

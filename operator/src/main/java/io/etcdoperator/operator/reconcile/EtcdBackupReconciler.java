@@ -9,6 +9,7 @@ import io.etcdoperator.operator.model.BackupPods;
 import io.etcdoperator.operator.model.BackupSpecs;
 import io.etcdoperator.operator.model.Names;
 import io.etcdoperator.operator.observe.ClusterObserver;
+import io.etcdoperator.operator.observe.ClusterTls;
 import io.etcdoperator.operator.observe.ClusterView;
 import io.etcdoperator.operator.plan.BackupPlan;
 import io.etcdoperator.operator.plan.BackupView;

@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.etcdoperator.operator.model.Names;
 import io.etcdoperator.operator.model.Target;
 import io.etcdoperator.operator.observe.ClusterView;
+import io.etcdoperator.operator.status.StatusRenderer;
 import io.fabric8.kubernetes.api.model.Condition;
 import java.time.Duration;
 import java.util.List;
@@ -1548,7 +1549,7 @@ class PlannerTest {
                 .down(1)
                 .onLostNode(1, "node-1", UNREACHABLE, Duration.ofMinutes(5), "node-1")
                 .build());
-    var m = plan.status().getMembers().get(1);
+    var m = StatusRenderer.render(plan).getMembers().get(1);
     assertThat(m.getNode()).isEqualTo("node-1");
     assertThat(m.getNodeUnreachableSince()).isEqualTo(Views.NOW.minusSeconds(300).toString());
     assertThat(m.getMessage())
@@ -1562,7 +1563,7 @@ class PlannerTest {
                 .down(1)
                 .onLostNode(1, "node-1", UNREACHABLE, Duration.ofMinutes(5), null)
                 .build());
-    assertThat(never.status().getMembers().get(1).getMessage())
+    assertThat(StatusRenderer.render(never).getMembers().get(1).getMessage())
         .endsWith(
             "node node-1 is unreachable (for 5m); spec.replaceLostMemberAfter is not set: it is"
                 + " never replaced automatically");
@@ -1589,12 +1590,12 @@ class PlannerTest {
             expect.stsReplicas() >= 0
                 || expect.rule().equals("CannotReachMembers")
                 || expect.rule().equals("ExpandVolumes"));
-    assertThat(plan.status().getObservedGeneration()).isEqualTo(7L);
+    assertThat(StatusRenderer.render(plan).getObservedGeneration()).isEqualTo(7L);
   }
 
   static String condition(Plan plan, String type) {
     Condition c =
-        plan.status().getConditions().stream()
+        StatusRenderer.render(plan).getConditions().stream()
             .filter(x -> x.getType().equals(type))
             .findFirst()
             .orElseThrow();
@@ -1602,7 +1603,7 @@ class PlannerTest {
   }
 
   static String message(Plan plan, String type) {
-    return plan.status().getConditions().stream()
+    return StatusRenderer.render(plan).getConditions().stream()
         .filter(x -> x.getType().equals(type))
         .findFirst()
         .orElseThrow()
@@ -1689,7 +1690,7 @@ class PlannerTest {
                     1,
                     "raft: tocommit(9) is out of range [lastIndex(0)]. Was the raft log corrupted?")
                 .build());
-    assertThat(plan.status().getMembers().get(1).getMessage())
+    assertThat(StatusRenderer.render(plan).getMembers().get(1).getMessage())
         .isEqualTo(
             "runs without its data: raft: tocommit(9) is out of range [lastIndex(0)]. Was the raft log corrupted?");
   }
@@ -1703,7 +1704,7 @@ class PlannerTest {
     for (String why : List.of("UnknownHost", "DEADLINE_EXCEEDED")) {
       Plan plan =
           Planner.plan(target(3), Views.bootstrapping(3).noPod(2).unreachable(2, why).build());
-      assertThat(plan.status().getMembers())
+      assertThat(StatusRenderer.render(plan).getMembers())
           .extracting(m -> m.getName() + ": " + m.getMessage())
           .containsExactly(
               "test-0: connection refused", "test-1: connection refused", "test-2: no pod");
@@ -1726,7 +1727,7 @@ class PlannerTest {
   @Test
   void statusListsMembersWithRolesLeaderAndHealth() {
     Plan plan = Planner.plan(target(4), Views.healthy(3).down(2).learner(3, true).build());
-    var members = plan.status().getMembers();
+    var members = StatusRenderer.render(plan).getMembers();
     assertThat(members)
         .extracting(m -> m.getName())
         .containsExactly("test-0", "test-1", "test-2", "test-3");
@@ -1737,10 +1738,10 @@ class PlannerTest {
     assertThat(members).extracting(m -> m.getHealthy()).containsExactly(true, true, false, true);
     assertThat(members.get(2).getMessage()).isEqualTo("connection refused");
     assertThat(members.get(0).getId()).isEqualTo("100");
-    assertThat(plan.status().getClusterID()).isEqualTo("c1");
-    assertThat(plan.status().getLeader()).isEqualTo("test-0");
-    assertThat(plan.status().getReadyMembers()).isEqualTo(2);
-    assertThat(plan.status().getReplicas()).isEqualTo(4);
+    assertThat(StatusRenderer.render(plan).getClusterID()).isEqualTo("c1");
+    assertThat(StatusRenderer.render(plan).getLeader()).isEqualTo("test-0");
+    assertThat(StatusRenderer.render(plan).getReadyMembers()).isEqualTo(2);
+    assertThat(StatusRenderer.render(plan).getReplicas()).isEqualTo(4);
   }
 
   @Test
@@ -1749,8 +1750,9 @@ class PlannerTest {
         Planner.plan(
             target(3), Views.healthy(3).down(0).down(1).down(2).memberListUnknown().build());
     assertThat(condition(plan, Conditions.AVAILABLE)).isEqualTo("False/QuorumLost");
-    assertThat(plan.status().getMembers()).allSatisfy(m -> assertThat(m.getHealthy()).isFalse());
-    assertThat(plan.status().getReadyMembers()).isZero();
+    assertThat(StatusRenderer.render(plan).getMembers())
+        .allSatisfy(m -> assertThat(m.getHealthy()).isFalse());
+    assertThat(StatusRenderer.render(plan).getReadyMembers()).isZero();
   }
 
   @Test

@@ -6,6 +6,7 @@ import io.etcdoperator.operator.model.Names;
 import io.etcdoperator.operator.model.Target;
 import io.etcdoperator.operator.observe.ClusterView;
 import io.etcdoperator.operator.observe.RestoreProgress;
+import io.etcdoperator.operator.status.StatusRenderer;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
@@ -39,7 +40,7 @@ class RestorePlanTest {
 
   static String condition(Plan p, String type) {
     var c =
-        p.status().getConditions().stream()
+        StatusRenderer.render(p).getConditions().stream()
             .filter(x -> x.getType().equals(type))
             .findFirst()
             .orElseThrow();
@@ -47,7 +48,7 @@ class RestorePlanTest {
   }
 
   static String message(Plan p, String type) {
-    return p.status().getConditions().stream()
+    return StatusRenderer.render(p).getConditions().stream()
         .filter(x -> x.getType().equals(type))
         .findFirst()
         .orElseThrow()
@@ -125,7 +126,7 @@ class RestorePlanTest {
             Optional.of(recorded),
             v.probes(),
             v.memberList());
-    var status = Planner.plan(restoring(3), later).status().getRestore();
+    var status = StatusRenderer.render(Planner.plan(restoring(3), later)).getRestore();
     assertThat(status.getSource()).isEqualTo(URI);
     assertThat(status.getRevision()).isEqualTo(1234);
     assertThat(status.getChecksum()).isEqualTo("sha256:abcd");

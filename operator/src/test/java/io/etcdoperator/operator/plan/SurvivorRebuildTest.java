@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.etcdoperator.operator.model.Names;
 import io.etcdoperator.operator.model.Target;
+import io.etcdoperator.operator.status.StatusRenderer;
 import io.fabric8.kubernetes.api.model.Condition;
 import java.util.OptionalInt;
 import java.util.stream.Stream;
@@ -86,7 +87,7 @@ class SurvivorRebuildTest {
     Plan plan = Planner.plan(opted(), view.build());
     assertThat(plan.step()).isEqualTo(expected);
     assertThat(plan.statefulSetReplicas()).isEqualTo(OptionalInt.of(0));
-    assertThat(plan.status().getConditions())
+    assertThat(StatusRenderer.render(plan).getConditions())
         .anyMatch(c -> c.getType().equals("Available") && c.getReason().equals("Rebuilding"));
   }
 
@@ -107,7 +108,7 @@ class SurvivorRebuildTest {
   }
 
   static Condition available(Plan plan) {
-    return plan.status().getConditions().stream()
+    return StatusRenderer.render(plan).getConditions().stream()
         .filter(c -> c.getType().equals("Available"))
         .findFirst()
         .orElseThrow();

@@ -21,6 +21,7 @@ import io.etcdoperator.operator.observe.PodView;
 import io.etcdoperator.operator.observe.StatefulSetView;
 import io.etcdoperator.operator.plan.Plan;
 import io.etcdoperator.operator.plan.Planner;
+import io.etcdoperator.operator.status.StatusRenderer;
 import io.etcdoperator.testing.EtcdKv;
 import io.etcdoperator.testing.LocalEtcdCluster;
 import io.etcdoperator.testing.LocalEtcdMember;
@@ -66,7 +67,7 @@ final class RealClusterPlans implements AutoCloseable {
   record Observed(ClusterProbe probe, ClusterView view, Plan plan) {
     /** {@code "<status>/<reason>"} of a condition of the planned status. */
     String condition(String type) {
-      return plan.status().getConditions().stream()
+      return StatusRenderer.render(plan).getConditions().stream()
           .filter(c -> c.getType().equals(type))
           .findFirst()
           .map(c -> c.getStatus() + "/" + c.getReason())
@@ -74,7 +75,7 @@ final class RealClusterPlans implements AutoCloseable {
     }
 
     String message(String type) {
-      return plan.status().getConditions().stream()
+      return StatusRenderer.render(plan).getConditions().stream()
           .filter(c -> c.getType().equals(type))
           .findFirst()
           .map(Condition::getMessage)
@@ -91,7 +92,7 @@ final class RealClusterPlans implements AutoCloseable {
           + "; replicas: "
           + plan.statefulSetReplicas()
           + "; conditions: "
-          + plan.status().getConditions().stream()
+          + StatusRenderer.render(plan).getConditions().stream()
               .map(c -> c.getType() + "=" + c.getStatus() + "/" + c.getReason())
               .toList()
           + "; "

@@ -1,4 +1,4 @@
-package io.etcdoperator.operator.reconcile;
+package io.etcdoperator.operator.observe;
 
 import io.etcdoperator.api.v1alpha1.EtcdCluster;
 import io.etcdoperator.api.v1alpha1.EtcdClusterSpec;
@@ -22,14 +22,14 @@ import java.util.function.Function;
  * the one reading the cluster's controller (from its Secret cache) and the backup controller (by
  * name) share.
  */
-final class ClusterTls {
+public final class ClusterTls {
   private ClusterTls() {}
 
   /**
    * @param secret a Secret of the cluster's namespace by name
    * @param podOrdinals ordinals that have a pod, besides those the spec asks for
    */
-  static TlsReport check(
+  public static TlsReport check(
       EtcdCluster cluster,
       Function<String, Optional<Secret>> secret,
       SortedSet<Integer> podOrdinals,
@@ -61,7 +61,7 @@ final class ClusterTls {
   }
 
   /** A Secret's data and stringData, decoded. */
-  static Map<String, byte[]> decoded(Secret secret) {
+  public static Map<String, byte[]> decoded(Secret secret) {
     Map<String, byte[]> out = new LinkedHashMap<>();
     if (secret.getData() != null) {
       secret.getData().forEach((k, v) -> out.put(k, Base64.getMimeDecoder().decode(v)));

@@ -1,18 +1,28 @@
-package io.etcdoperator.operator.plan;
+package io.etcdoperator.operator.status;
 
 import io.etcdoperator.api.v1alpha1.DefragmentationStatus;
 import io.etcdoperator.api.v1alpha1.EtcdClusterStatus;
 import io.etcdoperator.api.v1alpha1.MemberStatus;
 import io.etcdoperator.api.v1alpha1.RebuildStatus;
+import io.etcdoperator.api.v1alpha1.RestoreStatus;
 import io.etcdoperator.operator.model.MaintenanceRecord;
 import io.etcdoperator.operator.model.Names;
 import io.etcdoperator.operator.model.Target;
+import io.etcdoperator.operator.observe.ClusterView;
 import io.etcdoperator.operator.observe.MemberProbe;
 import io.etcdoperator.operator.observe.Placement;
+import io.etcdoperator.operator.plan.Conditions;
+import io.etcdoperator.operator.plan.Decision;
+import io.etcdoperator.operator.plan.Facts;
 import io.etcdoperator.operator.plan.Facts.Member;
+import io.etcdoperator.operator.plan.Hex;
+import io.etcdoperator.operator.plan.Plan;
+import io.etcdoperator.operator.plan.Report;
 import io.etcdoperator.operator.plan.Report.Line;
+import io.etcdoperator.operator.plan.Restores;
 import io.etcdoperator.operator.tls.TlsReport;
 import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.ConditionBuilder;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -25,8 +35,13 @@ import java.util.TreeSet;
  * observed. It decides nothing. {@code lastTransitionTime} is left to the reconciler, which alone
  * knows the previous status and the clock.
  */
-final class StatusRenderer {
+public final class StatusRenderer {
   private StatusRenderer() {}
+
+  /** The status {@code plan} renders as. */
+  public static EtcdClusterStatus render(Plan plan) {
+    return render(plan.target(), plan.facts(), plan.report());
+  }
 
   static EtcdClusterStatus render(Target target, Facts facts, Report report) {
     EtcdClusterStatus status = new EtcdClusterStatus();
@@ -39,22 +54,23 @@ final class StatusRenderer {
                 condition(Conditions.PROGRESSING, report.progressing(), target),
                 condition(Conditions.DEGRADED, report.degraded(), target),
                 condition(Conditions.PAUSED, paused(target, report), target))));
-    certificates(facts.view.tls())
+    certificates(facts.view().tls())
         .ifPresent(
             line ->
                 status.getConditions().add(condition(Conditions.CERTIFICATES_READY, line, target)));
-    if (!facts.view.tls().certificates().isEmpty()) {
-      status.setCertificates(new ArrayList<>(facts.view.tls().certificates()));
+    if (!facts.view().tls().certificates().isEmpty()) {
+      status.setCertificates(new ArrayList<>(facts.view().tls().certificates()));
     }
-    status.setClusterID(facts.clusterId == 0 ? null : Hex.id(facts.clusterId));
-    status.setClusterVersion(facts.view.clusterVersion().orElse(null));
+    status.setClusterID(facts.clusterId() == 0 ? null : Hex.id(facts.clusterId()));
+    status.setClusterVersion(facts.view().clusterVersion().orElse(null));
     status.setLeader(facts.leaderMember().map(Member::name).orElse(null));
-    status.setReadyMembers(Decisions.readyMembers(facts));
-    status.setReplicas(facts.members.isEmpty() ? facts.view.pods().size() : facts.members.size());
+    status.setReadyMembers(facts.readyMembers());
+    status.setReplicas(
+        facts.members().isEmpty() ? facts.view().pods().size() : facts.members().size());
     status.setMembers(members(target, facts));
     status.setSelector(Names.selectorString(target.name()));
     status.setLastRebuild(lastRebuild(facts));
-    status.setRestore(Restores.status(facts.view));
+    status.setRestore(restore(facts.view()));
     return status;
   }
 
@@ -74,7 +90,7 @@ final class StatusRenderer {
   private static DefragmentationStatus lastDefragmentation(Facts facts, String member) {
     var record =
         facts
-            .view
+            .view()
             .clusterState()
             .map(MaintenanceRecord::defragmentations)
             .map(r -> r.get(member))
@@ -132,15 +148,20 @@ final class StatusRenderer {
   }
 
   private static Condition condition(String type, Line line, Target target) {
-    return Conditions.of(
-        type, line.statusText(), line.reason(), line.message(), target.generation());
+    return new ConditionBuilder()
+        .withType(type)
+        .withStatus(line.statusText())
+        .withReason(line.reason())
+        .withMessage(line.message())
+        .withObservedGeneration(target.generation())
+        .build();
   }
 
   /**
    * The last rebuild the cluster-state ConfigMap records ({@code <survivor>@<revision>@<time>}).
    */
   private static RebuildStatus lastRebuild(Facts facts) {
-    var state = facts.view.clusterState();
+    var state = facts.view().clusterState();
     var from = state.flatMap(s -> s.annotation(Names.REBUILT_FROM_ANNOTATION));
     if (from.isEmpty()) {
       return null;
@@ -169,13 +190,13 @@ final class StatusRenderer {
   private static List<MemberStatus> members(Target target, Facts facts) {
     List<MemberStatus> result = new ArrayList<>();
     Set<Integer> listed = new TreeSet<>();
-    for (Member m : facts.members) {
+    for (Member m : facts.members()) {
       listed.add(m.ordinal());
       MemberStatus s = new MemberStatus();
       s.setName(m.name().isEmpty() ? null : m.name());
       s.setId(Hex.id(m.id()));
       s.setRole(m.learner() ? MemberStatus.LEARNER : MemberStatus.VOTER);
-      s.setLeader(m.id() == facts.leaderId);
+      s.setLeader(m.id() == facts.leaderId());
       boolean healthy = facts.healthy(m);
       boolean unseen = m.ordinal() >= 0 && facts.unseen(m.ordinal());
       s.setHealthy(unseen ? null : healthy);
@@ -191,9 +212,9 @@ final class StatusRenderer {
       }
       result.add(s);
     }
-    Set<Integer> ordinals = new TreeSet<>(facts.view.pods().keySet());
-    if (facts.members.isEmpty()) {
-      ordinals.addAll(facts.view.probes().keySet());
+    Set<Integer> ordinals = new TreeSet<>(facts.view().pods().keySet());
+    if (facts.members().isEmpty()) {
+      ordinals.addAll(facts.view().probes().keySet());
     }
     for (int i : ordinals) {
       if (listed.contains(i)) {
@@ -206,17 +227,17 @@ final class StatusRenderer {
       s.setPeerURL(Names.peerUrl(target.namespace(), target.name(), i, peer));
       s.setClientURL(
           facts
-              .view
+              .view()
               .probe(i)
               .map(MemberProbe::endpoint)
               .orElse(Names.clientUrl(target.namespace(), target.name(), i)));
-      Optional<MemberProbe> p = facts.view.probe(i);
+      Optional<MemberProbe> p = facts.view().probe(i);
       String message;
-      if (facts.members.isEmpty()) {
+      if (facts.members().isEmpty()) {
         // Without a pod, what a probe of its address failed with (a failed name lookup, or the
         // deadline when the lookup is slow) varies from one reconcile to the next and says less:
         // "no pod", as for a member.
-        boolean pod = facts.view.pod(i).isPresent();
+        boolean pod = facts.view().pod(i).isPresent();
         message =
             p.filter(x -> x.reachable() || pod)
                 .map(x -> x.reachable() ? "answers, no quorum yet" : x.error())
@@ -241,7 +262,7 @@ final class StatusRenderer {
    * with what the operator will do about it (spec.replaceLostMemberAfter).
    */
   private static void placed(MemberStatus s, Facts facts, int ordinal, Target target) {
-    Placement p = facts.view.placement(ordinal);
+    Placement p = facts.view().placement(ordinal);
     s.setNode(p.node().orElse(null));
     Optional<String> lostNode =
         p.nodeLost() ? p.node() : p.dataGone() || p.dataAway() ? p.volumeNode() : Optional.empty();
@@ -259,7 +280,7 @@ final class StatusRenderer {
                 : "is unreachable";
     String away =
         io.etcdoperator.operator.model.Durations.format(
-            java.time.Duration.between(since, facts.view.now()).withNanos(0));
+            java.time.Duration.between(since, facts.view().now()).withNanos(0));
     String plan =
         target
             .replaceLostMemberAfter()
@@ -278,7 +299,38 @@ final class StatusRenderer {
   /** A member the operator cannot see: its health is unknown, not false. */
   private static String unseenMessage(Facts facts, int ordinal) {
     return "health unknown: the operator cannot reach it ("
-        + facts.view.probe(ordinal).map(MemberProbe::error).orElse("")
+        + facts.view().probe(ordinal).map(MemberProbe::error).orElse("")
         + "); its pod is Ready";
+  }
+
+  /**
+   * status.restore from the ConfigMap's record, or from a member's restore seen now (the record is
+   * written by this very reconcile).
+   */
+  private static RestoreStatus restore(ClusterView view) {
+    Optional<String> recorded =
+        view.clusterState()
+            .flatMap(c -> c.annotation(Names.RESTORED_FROM_ANNOTATION))
+            .or(() -> Restores.record(view));
+    if (recorded.isEmpty()) {
+      return null;
+    }
+    String[] p = recorded.get().split("@", 4);
+    RestoreStatus r = new RestoreStatus();
+    r.setSource(p[0]);
+    if (p.length > 1) {
+      try {
+        r.setRevision(Long.parseLong(p[1]));
+      } catch (NumberFormatException e) {
+        // written by hand: leave it out
+      }
+    }
+    if (p.length > 2 && !p[2].isEmpty()) {
+      r.setChecksum("sha256:" + p[2]);
+    }
+    if (p.length > 3 && !p[3].isEmpty()) {
+      r.setTime(p[3]);
+    }
+    return r;
   }
 }

@@ -1,4 +1,4 @@
-package io.etcdoperator.operator.reconcile;
+package io.etcdoperator.operator.status;
 
 import io.etcdoperator.api.v1alpha1.EtcdClusterStatus;
 import io.etcdoperator.api.v1alpha1.MemberStatus;

@@ -1,4 +1,4 @@
-package io.etcdoperator.operator.reconcile;
+package io.etcdoperator.operator.act;
 
 import io.etcdoperator.operator.CallHook;
 import io.etcdoperator.operator.model.Names;

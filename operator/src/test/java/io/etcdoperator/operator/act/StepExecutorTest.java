@@ -1,4 +1,4 @@
-package io.etcdoperator.operator.reconcile;
+package io.etcdoperator.operator.act;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -176,19 +176,55 @@ class StepExecutorTest {
         Optional.empty());
   }
 
-  static StepExecutor.Outcome execute(EtcdService etcd, Step step) {
-    return new StepExecutor(null, etcd, CallHook.NONE)
-        .execute("default", "test", step, leaderAnswers(), Optional.empty());
+  static Outcome execute(EtcdService etcd, Step step) {
+    return new StepExecutor(null, etcd, CallHook.NONE, java.time.Clock.systemUTC())
+        .execute(new TestScope(), step, leaderAnswers(), Optional.empty());
+  }
+
+  /** The cluster default/test, recording what the executor tells it. */
+  static class TestScope implements StepExecutor.Scope {
+    final java.util.Map<String, String> annotations = new java.util.HashMap<>();
+    final List<String> deleted = new java.util.ArrayList<>();
+    final List<String> defragmented = new java.util.ArrayList<>();
+
+    @Override
+    public String namespace() {
+      return "default";
+    }
+
+    @Override
+    public String cluster() {
+      return "test";
+    }
+
+    @Override
+    public void annotate(String key, String value) {
+      annotations.put(key, value);
+    }
+
+    @Override
+    public void deleted(
+        Class<? extends io.fabric8.kubernetes.api.model.HasMetadata> type,
+        String name,
+        Deletions.How how) {
+      deleted.add(type.getSimpleName() + " " + name + " " + how);
+    }
+
+    @Override
+    public void defragmented(
+        String member, Optional<io.etcdoperator.operator.etcd.DefragResult> result) {
+      defragmented.add(member + " " + result.isPresent());
+    }
   }
 
   @Test
   void anAddRefusedAsUnhealthyClusterIsNotYetNotAFailure() {
-    StepExecutor.Outcome outcome =
+    Outcome outcome =
         execute(
             new Refusing(EtcdFailure.UNHEALTHY_CLUSTER, "etcdserver: unhealthy cluster"),
             new Step.AddLearner(3, "test-3", "http://test-3.test-headless.default.svc:2380"));
-    assertThat(outcome).isInstanceOf(StepExecutor.Outcome.NotYet.class);
-    assertThat(((StepExecutor.Outcome.NotYet) outcome).message())
+    assertThat(outcome).isInstanceOf(Outcome.NotYet.class);
+    assertThat(((Outcome.NotYet) outcome).message())
         .contains("add test-3 as a learner")
         .contains("5 s");
   }
@@ -199,7 +235,7 @@ class StepExecutorTest {
             execute(
                 new Refusing(EtcdFailure.UNHEALTHY_CLUSTER, "etcdserver: unhealthy cluster"),
                 new Step.RemoveMember(2, "test-2", 0xb, "scaling down to 1")))
-        .isInstanceOf(StepExecutor.Outcome.NotYet.class);
+        .isInstanceOf(Outcome.NotYet.class);
   }
 
   @Test
@@ -208,42 +244,38 @@ class StepExecutorTest {
             execute(
                 new Refusing(EtcdFailure.UNREACHABLE, "connection refused"),
                 new Step.AddLearner(3, "test-3", "http://test-3.test-headless.default.svc:2380")))
-        .isInstanceOf(StepExecutor.Outcome.Failed.class);
+        .isInstanceOf(Outcome.Failed.class);
     assertThat(
             execute(
                 new Refusing(EtcdFailure.UNHEALTHY_CLUSTER, "etcdserver: unhealthy cluster"),
                 new Step.MoveLeader("test-0", 0xa, 0, "test-1", 0xb, 1)))
-        .isInstanceOf(StepExecutor.Outcome.Failed.class);
+        .isInstanceOf(Outcome.Failed.class);
   }
 
   @Test
   void aDefragmentationEtcdRefusesIsRecordedAsFailedAndStopsTheRound() {
-    java.util.Map<String, String> recorded = new java.util.HashMap<>();
-    java.util.List<String> counted = new java.util.ArrayList<>();
-    StepExecutor.Outcome outcome =
+    TestScope scope = new TestScope();
+    Outcome outcome =
         new StepExecutor(
                 null,
                 new Refusing(EtcdFailure.DEADLINE_EXCEEDED, "etcdserver: too many requests"),
                 CallHook.NONE,
                 java.time.Clock.fixed(
-                    Instant.parse("2026-12-01T12:00:00Z"), java.time.ZoneOffset.UTC),
-                (ns, cluster, key, value) -> recorded.put(key, value),
-                (ns, cluster, member, result) -> counted.add(member + " " + result.isPresent()))
+                    Instant.parse("2026-12-01T12:00:00Z"), java.time.ZoneOffset.UTC))
             .execute(
-                "default",
-                "test",
+                scope,
                 new Step.Defragment(0, "test-0", 0xa, "fragmented"),
                 leaderAnswers(),
                 Optional.empty());
-    assertThat(outcome).isInstanceOf(StepExecutor.Outcome.Failed.class);
-    assertThat(((StepExecutor.Outcome.Failed) outcome).reason()).isEqualTo("DefragmentationFailed");
-    assertThat(((StepExecutor.Outcome.Failed) outcome).message())
+    assertThat(outcome).isInstanceOf(Outcome.Failed.class);
+    assertThat(((Outcome.Failed) outcome).reason()).isEqualTo("DefragmentationFailed");
+    assertThat(((Outcome.Failed) outcome).message())
         .contains("could not defragment test-0")
         .contains("no other member is defragmented in this round");
-    assertThat(recorded.get(io.etcdoperator.operator.model.Names.DEFRAGMENTED_ANNOTATION))
+    assertThat(scope.annotations.get(io.etcdoperator.operator.model.Names.DEFRAGMENTED_ANNOTATION))
         .contains("\"test-0\"")
         .contains("too many requests");
-    assertThat(counted).containsExactly("test-0 false");
+    assertThat(scope.defragmented).containsExactly("test-0 false");
   }
 
   @Test
@@ -256,27 +288,22 @@ class StepExecutorTest {
             return true;
           }
         };
-    StepExecutor.Outcome outcome =
-        new StepExecutor(
-                null,
-                compacts,
-                CallHook.NONE,
-                java.time.Clock.systemUTC(),
-                (ns, cluster, key, value) -> {
-                  throw new io.fabric8.kubernetes.client.KubernetesClientException(
-                      "configmaps \"test-cluster-state\" is forbidden", 403, null);
-                },
-                StepExecutor.Maintained.NONE)
+    Outcome outcome =
+        new StepExecutor(null, compacts, CallHook.NONE, java.time.Clock.systemUTC())
             .execute(
-                "default",
-                "test",
+                new TestScope() {
+                  @Override
+                  public void annotate(String key, String value) {
+                    throw new io.fabric8.kubernetes.client.KubernetesClientException(
+                        "configmaps \"test-cluster-state\" is forbidden", 403, null);
+                  }
+                },
                 new Step.Compact(4000, "NOSPACE"),
                 leaderAnswers(),
                 Optional.empty());
-    assertThat(outcome).isInstanceOf(StepExecutor.Outcome.Failed.class);
-    assertThat(((StepExecutor.Outcome.Failed) outcome).reason()).isEqualTo("ApiRefused");
-    assertThat(((StepExecutor.Outcome.Failed) outcome).message())
-        .contains("patch ConfigMap test-cluster-state");
+    assertThat(outcome).isInstanceOf(Outcome.Failed.class);
+    assertThat(((Outcome.Failed) outcome).reason()).isEqualTo("ApiRefused");
+    assertThat(((Outcome.Failed) outcome).message()).contains("patch ConfigMap test-cluster-state");
   }
 
   /** Every pod and claim deleted is told, with how, for the next reconcile's view. */
@@ -306,26 +333,23 @@ class StepExecutorTest {
                   .endMetadata()
                   .build())
           .create();
-      List<String> told = new java.util.ArrayList<>();
+      TestScope scope = new TestScope();
       StepExecutor executor =
           new StepExecutor(
               client,
               new Refusing(EtcdFailure.UNREACHABLE, ""),
               CallHook.NONE,
-              java.time.Clock.systemUTC(),
-              StepExecutor.Records.NONE,
-              StepExecutor.Maintained.NONE,
-              (type, name, how) -> told.add(type.getSimpleName() + " " + name + " " + how));
+              java.time.Clock.systemUTC());
       for (Step step :
           List.of(
               new Step.DeletePods(List.of("test-1"), "rolling update"),
               new Step.ForceDeletePod("test-2", "its node is lost"),
               new Step.DeleteClaim(2, "data-test-2", "its volume is lost"),
               new Step.DeleteRebuildPod("the rebuild is done"))) {
-        assertThat(executor.execute("default", "test", step, leaderAnswers(), Optional.empty()))
-            .isInstanceOf(StepExecutor.Outcome.Done.class);
+        assertThat(executor.execute(scope, step, leaderAnswers(), Optional.empty()))
+            .isInstanceOf(Outcome.Done.class);
       }
-      assertThat(told)
+      assertThat(scope.deleted)
           .containsExactly(
               "Pod test-1 GRACEFUL",
               "Pod test-2 FORCED",

@@ -1,4 +1,4 @@
-package io.etcdoperator.operator.reconcile;
+package io.etcdoperator.operator.act;
 
 import io.etcdoperator.api.v1alpha1.EtcdCluster;
 import io.etcdoperator.operator.CallHook;
@@ -29,10 +29,10 @@ import java.util.function.Function;
  * only when it differs ({@link ObjectWriter}). A write the API server refuses does not stop the
  * others, but for the StatefulSet after a refused ConfigMap (members read it at start); it is
  * returned, to become a condition and an Event. An object of one of these names that is not the
- * cluster's ({@link LiveObjects#foreign}) is never written: that is reported the same way. The
- * informer caches learn of every write at once, so the next reconcile does not act on a stale copy.
+ * cluster's ({@link Live#foreign}) is never written: that is reported the same way. The informer
+ * caches learn of every write at once, so the next reconcile does not act on a stale copy.
  */
-final class ClusterObjects {
+public final class ClusterObjects {
   private final KubernetesClient client;
   private final CallHook hook;
   private final ObjectWriter writer;
@@ -40,9 +40,9 @@ final class ClusterObjects {
   private final Function<Class<?>, InformerEventSource<?, EtcdCluster>> caches;
   private final List<ApiRefusal> refusals = new ArrayList<>();
   private Live live;
-  private DesiredClusters.Entry memo;
+  private DesiredCache.Entry memo;
 
-  ClusterObjects(
+  public ClusterObjects(
       KubernetesClient client,
       CallHook hook,
       EtcdCluster cluster,
@@ -55,7 +55,7 @@ final class ClusterObjects {
   }
 
   /** The live objects of the cluster, as the caches hold them. */
-  interface Live {
+  public interface Live {
     <R extends HasMetadata> Optional<R> named(Class<R> type, String name);
 
     /**
@@ -77,7 +77,7 @@ final class ClusterObjects {
    * objects' hashes are taken from {@code desired}'s memo, and an object is built only when it is
    * to be written (or, for the cheap ones, compared).
    */
-  List<ApiRefusal> keep(DesiredClusters.Entry desired, Plan plan, Live live) {
+  public List<ApiRefusal> keep(DesiredCache.Entry desired, Plan plan, Live live) {
     this.live = live;
     this.memo = desired;
     EtcdClusterModel model = desired.desired().model().orElseThrow();

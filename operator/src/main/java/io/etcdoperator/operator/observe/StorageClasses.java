@@ -1,9 +1,6 @@
-package io.etcdoperator.operator.reconcile;
+package io.etcdoperator.operator.observe;
 
 import io.etcdoperator.operator.model.Target;
-import io.etcdoperator.operator.observe.ClaimView;
-import io.etcdoperator.operator.observe.ClusterView;
-import io.etcdoperator.operator.observe.StorageClassView;
 import io.fabric8.kubernetes.api.model.storage.StorageClass;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -17,10 +14,10 @@ import java.util.Optional;
  * Roles only, and StorageClasses are cluster-scoped) goes on without knowing: the API server
  * refuses to grow a claim whose class does not allow it, and that refusal is reported instead.
  */
-final class StorageClasses {
+public final class StorageClasses {
   private StorageClasses() {}
 
-  static Optional<StorageClassView> ofExpansion(
+  public static Optional<StorageClassView> ofExpansion(
       KubernetesClient client, Target target, ClusterView view) {
     Optional<Target.Desired> desired = target.desired();
     if (desired.isEmpty() || !desired.get().persistentStorage()) {

@@ -1,4 +1,4 @@
-package io.etcdoperator.operator.reconcile;
+package io.etcdoperator.operator.status;
 
 import io.etcdoperator.api.v1alpha1.EtcdCluster;
 import io.fabric8.kubernetes.api.model.EventBuilder;
@@ -15,7 +15,7 @@ import org.slf4j.LoggerFactory;
  * Emits core/v1 Events on an EtcdCluster, so that {@code kubectl describe} tells its story. An
  * Event that cannot be written is logged, never fatal: Events are a report, not the state.
  */
-final class EventRecorder {
+public final class EventRecorder {
   private static final Logger LOG = LoggerFactory.getLogger(EventRecorder.class);
   private static final String COMPONENT = "etcd-operator";
 
@@ -23,9 +23,14 @@ final class EventRecorder {
   private final Clock clock;
   private final AtomicLong sequence = new AtomicLong();
 
-  EventRecorder(KubernetesClient client, Clock clock) {
+  public EventRecorder(KubernetesClient client, Clock clock) {
     this.client = client;
     this.clock = clock;
+  }
+
+  /** Tells one Event of a status's story. */
+  public void record(EtcdCluster cluster, Transitions.Notice notice) {
+    emit(cluster, notice.warning() ? "Warning" : "Normal", notice.reason(), notice.message());
   }
 
   void normal(EtcdCluster cluster, String reason, String message) {

@@ -1,4 +1,4 @@
-package io.etcdoperator.operator.reconcile;
+package io.etcdoperator.operator.act;
 
 import io.etcdoperator.api.v1alpha1.EtcdCluster;
 import io.etcdoperator.operator.model.DesiredCluster;
@@ -8,11 +8,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 
 /**
- * What each cluster wants, composed once for each change of what it is composed from, rather than
- * on every reconcile: composing the model (validating the spec, building and hashing the pod
- * template) and hashing the desired objects was most of an idle reconcile's cost.
+ * What one cluster wants, composed once for each change of what it is composed from, rather than on
+ * every reconcile: composing the model (validating the spec, building and hashing the pod template)
+ * and hashing the desired objects was most of an idle reconcile's cost.
  *
  * <p>{@link DesiredCluster#of} is a function of the resource's metadata and spec (never its
  * status), the operator's image, the fingerprint of the CAs members trust and the step of a move to
@@ -24,16 +25,17 @@ import java.util.concurrent.ConcurrentHashMap;
  * serialized again.
  *
  * <p>A cluster keeps its two most recent entries: a reconcile during a move to TLS composes the
- * model for the spec and for the move's step.
+ * model for the spec and for the move's step. An EtcdCluster deleted and created again under its
+ * name (another UID) starts afresh.
  */
-final class DesiredClusters {
+public final class DesiredCache {
   private static final int ENTRIES_PER_CLUSTER = 2;
   private static final int HASHES_PER_ENTRY = 32;
 
-  private final Map<String, List<Entry>> byCluster = new ConcurrentHashMap<>();
+  private volatile List<Entry> entries = List.of();
 
   /** What an entry was composed from. */
-  record Key(
+  public record Key(
       String uid,
       Long generation,
       Map<String, String> annotations,
@@ -55,9 +57,9 @@ final class DesiredClusters {
   }
 
   /** One composition and the hashes of the objects made from it. */
-  record Entry(Key key, DesiredCluster desired, Map<Object, String> hashes) {
+  public record Entry(Key key, DesiredCluster desired, Map<Object, String> hashes) {
     /** The hash of the object {@code key} names, computed by {@code hash} the first time. */
-    String hash(Object key, java.util.function.Supplier<String> hash) {
+    String hash(Object key, Supplier<String> hash) {
       String known = hashes.get(key);
       if (known != null) {
         return known;
@@ -73,10 +75,9 @@ final class DesiredClusters {
   }
 
   /** The cluster's desired state, composed now or earlier from the same inputs. */
-  Entry of(EtcdCluster cluster, String operatorImage, String trustedCa, TlsMove move) {
+  public Entry of(EtcdCluster cluster, String operatorImage, String trustedCa, TlsMove move) {
     Key key = Key.of(cluster, operatorImage, trustedCa, move);
-    String id = cluster.getMetadata().getNamespace() + "/" + cluster.getMetadata().getName();
-    List<Entry> entries = byCluster.getOrDefault(id, List.of());
+    List<Entry> entries = this.entries;
     for (Entry e : entries) {
       if (e.key().equals(key)) {
         return e;
@@ -93,17 +94,12 @@ final class DesiredClusters {
         .filter(e -> Objects.equals(e.key().uid(), key.uid()))
         .limit(ENTRIES_PER_CLUSTER - 1)
         .forEach(kept::add);
-    byCluster.put(id, List.copyOf(kept));
+    this.entries = List.copyOf(kept);
     return made;
   }
 
-  /** Forgets the cluster {@code namespace/name}: it is gone. */
-  void forget(String namespace, String name) {
-    byCluster.remove(namespace + "/" + name);
-  }
-
-  /** Clusters with an entry (for tests). */
+  /** Entries kept (for tests). */
   int size() {
-    return byCluster.size();
+    return entries.size();
   }
 }

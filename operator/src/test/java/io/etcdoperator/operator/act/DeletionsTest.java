@@ -1,8 +1,8 @@
-package io.etcdoperator.operator.reconcile;
+package io.etcdoperator.operator.act;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.etcdoperator.operator.reconcile.Deletions.How;
+import io.etcdoperator.operator.act.Deletions.How;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder;
@@ -142,12 +142,12 @@ class DeletionsTest {
       Instant now,
       List<String> handedOn,
       boolean remembered) {
-    Deletions d = new Deletions();
-    d.deleted(C, pod("test-1", "u1", false), how, DELETED_AT);
+    Deletions d = new Deletions(C);
+    d.deleted(pod("test-1", "u1", false), how, DELETED_AT);
     List<String> before = seen(cached);
-    List<Pod> seen = d.pods(C, cached, now);
+    List<Pod> seen = d.pods(cached, now);
     assertThat(seen(seen)).isEqualTo(handedOn);
-    assertThat(d.remembers(C)).isEqualTo(remembered);
+    assertThat(d.remembers()).isEqualTo(remembered);
     assertThat(seen(cached)).as("the cache's own objects are left as they are").isEqualTo(before);
     if (!before.contains("test-1/u1 T") && handedOn.contains("test-1/u1 T")) {
       assertThat(seen.get(1).getMetadata().getDeletionTimestamp())
@@ -165,8 +165,8 @@ class DeletionsTest {
       Instant now,
       List<String> handedOn,
       boolean remembered) {
-    Deletions d = new Deletions();
-    d.deleted(C, claim("data-test-1", "u1", false), how, DELETED_AT);
+    Deletions d = new Deletions(C);
+    d.deleted(claim("data-test-1", "u1", false), how, DELETED_AT);
     List<PersistentVolumeClaim> cached =
         cachedPods.stream()
             .map(
@@ -177,23 +177,22 @@ class DeletionsTest {
                         p.getMetadata().getDeletionTimestamp() != null))
             .toList();
     // The pods of the same names are not the claims deleted.
-    assertThat(seen(d.pods(C, cachedPods, now))).isEqualTo(seen(cachedPods));
-    assertThat(seen(d.claims(C, cached, now)))
+    assertThat(seen(d.pods(cachedPods, now))).isEqualTo(seen(cachedPods));
+    assertThat(seen(d.claims(cached, now)))
         .isEqualTo(handedOn.stream().map(s -> "data-" + s).toList());
-    assertThat(d.remembers(C)).isEqualTo(remembered);
+    assertThat(d.remembers()).isEqualTo(remembered);
   }
 
   @org.junit.jupiter.api.Test
   void anotherClusterAndAnObjectWithoutUidAreLeftAlone() {
-    Deletions d = new Deletions();
-    d.deleted(C, pod("test-1", "u1", false), How.GRACEFUL, DELETED_AT);
-    d.deleted("default/other", pod("test-1", null, false), How.GRACEFUL, DELETED_AT);
-    List<Pod> other = List.of(pod("test-1", "u1", false));
-    assertThat(seen(d.pods("default/other", other, SOON))).containsExactly("test-1/u1");
-    assertThat(d.remembers("default/other")).isFalse();
-    assertThat(d.remembers(C)).isTrue();
-    d.forget(C);
-    assertThat(seen(d.pods(C, other, SOON))).containsExactly("test-1/u1");
+    Deletions d = new Deletions(C);
+    Deletions other = new Deletions("default/other");
+    d.deleted(pod("test-1", "u1", false), How.GRACEFUL, DELETED_AT);
+    other.deleted(pod("test-1", null, false), How.GRACEFUL, DELETED_AT);
+    List<Pod> pods = List.of(pod("test-1", "u1", false));
+    assertThat(seen(other.pods(pods, SOON))).containsExactly("test-1/u1");
+    assertThat(other.remembers()).isFalse();
+    assertThat(d.remembers()).isTrue();
     assertThat(Duration.between(DELETED_AT, SOON)).isLessThan(Deletions.FORGET_AFTER);
   }
 }

@@ -1,4 +1,4 @@
-package io.etcdoperator.operator.reconcile;
+package io.etcdoperator.operator.act;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -12,10 +12,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link DesiredClusters}: a cluster's desired state is composed again exactly when what it is
+ * {@link DesiredCache}: a cluster's desired state is composed again exactly when what it is
  * composed from changes, and not on a status write.
  */
-class DesiredClustersTest {
+class DesiredCacheTest {
   private static final String IMAGE = Names.DEFAULT_OPERATOR_IMAGE;
 
   private static EtcdCluster cluster(long generation) {
@@ -27,9 +27,9 @@ class DesiredClustersTest {
 
   @Test
   void composesAgainOnlyWhenWhatItIsComposedFromChanges() {
-    DesiredClusters cache = new DesiredClusters();
+    DesiredCache cache = new DesiredCache();
     EtcdCluster c = cluster(1);
-    DesiredClusters.Entry first = cache.of(c, IMAGE, "", TlsMove.NONE);
+    DesiredCache.Entry first = cache.of(c, IMAGE, "", TlsMove.NONE);
 
     // A status write: another resourceVersion and status, the same generation.
     EtcdCluster written = cluster(1);
@@ -40,7 +40,7 @@ class DesiredClustersTest {
     // A new generation (the spec changed).
     EtcdCluster scaled = TestClusters.withSpec("replicas: 5");
     scaled.getMetadata().setGeneration(2L);
-    DesiredClusters.Entry second = cache.of(scaled, IMAGE, "", TlsMove.NONE);
+    DesiredCache.Entry second = cache.of(scaled, IMAGE, "", TlsMove.NONE);
     assertThat(second).isNotSameAs(first);
     assertThat(second.desired().model().orElseThrow().replicas()).isEqualTo(5);
 
@@ -48,12 +48,12 @@ class DesiredClustersTest {
     EtcdCluster paused = TestClusters.withSpec("replicas: 5");
     paused.getMetadata().setGeneration(2L);
     paused.getMetadata().setAnnotations(Map.of(Names.PAUSED_ANNOTATION, "true"));
-    DesiredClusters.Entry third = cache.of(paused, IMAGE, "", TlsMove.NONE);
+    DesiredCache.Entry third = cache.of(paused, IMAGE, "", TlsMove.NONE);
     assertThat(third).isNotSameAs(second);
     assertThat(third.desired().target().paused()).isTrue();
 
     // Another trusted CA: the pod template changes.
-    DesiredClusters.Entry rotated = cache.of(paused, IMAGE, "sha256:new-ca", TlsMove.NONE);
+    DesiredCache.Entry rotated = cache.of(paused, IMAGE, "sha256:new-ca", TlsMove.NONE);
     assertThat(rotated.desired().model().orElseThrow().podTemplateHash())
         .isNotEqualTo(third.desired().model().orElseThrow().podTemplateHash());
   }
@@ -61,35 +61,34 @@ class DesiredClustersTest {
   /** A reconcile during a move to TLS composes for the spec and for the move's step: both kept. */
   @Test
   void keepsTheSpecsAndTheMovesCompositionSideBySide() {
-    DesiredClusters cache = new DesiredClusters();
+    DesiredCache cache = new DesiredCache();
     EtcdCluster c = cluster(1);
-    DesiredClusters.Entry spec = cache.of(c, IMAGE, "", TlsMove.NONE);
-    DesiredClusters.Entry move = cache.of(c, IMAGE, "", TlsMove.HTTP_AND_HTTPS);
+    DesiredCache.Entry spec = cache.of(c, IMAGE, "", TlsMove.NONE);
+    DesiredCache.Entry move = cache.of(c, IMAGE, "", TlsMove.HTTP_AND_HTTPS);
     assertThat(move).isNotSameAs(spec);
     assertThat(cache.of(c, IMAGE, "", TlsMove.NONE)).isSameAs(spec);
     assertThat(cache.of(c, IMAGE, "", TlsMove.HTTP_AND_HTTPS)).isSameAs(move);
   }
 
   @Test
-  void forgetsADeletedClusterAndANewOneOfItsName() {
-    DesiredClusters cache = new DesiredClusters();
+  void aNewClusterOfItsNameStartsAfresh() {
+    DesiredCache cache = new DesiredCache();
     EtcdCluster c = cluster(1);
-    DesiredClusters.Entry first = cache.of(c, IMAGE, "", TlsMove.NONE);
-    cache.forget(c.getMetadata().getNamespace(), c.getMetadata().getName());
-    assertThat(cache.size()).isZero();
-    assertThat(cache.of(c, IMAGE, "", TlsMove.NONE)).isNotSameAs(first);
+    DesiredCache.Entry first = cache.of(c, IMAGE, "", TlsMove.NONE);
+    assertThat(cache.size()).isOne();
 
     // Recreated under the same name: another UID, another composition.
     EtcdCluster again = cluster(1);
     again.getMetadata().setUid("another-uid");
-    assertThat(
-            cache.of(again, IMAGE, "", TlsMove.NONE).desired().model().orElseThrow().clusterToken())
-        .contains("another-uid");
+    DesiredCache.Entry second = cache.of(again, IMAGE, "", TlsMove.NONE);
+    assertThat(second).isNotSameAs(first);
+    assertThat(second.desired().model().orElseThrow().clusterToken()).contains("another-uid");
+    assertThat(cache.size()).as("the deleted cluster's entry is dropped").isOne();
   }
 
   @Test
   void hashesEachDesiredObjectOnce() {
-    DesiredClusters.Entry entry = new DesiredClusters().of(cluster(1), IMAGE, "", TlsMove.NONE);
+    DesiredCache.Entry entry = new DesiredCache().of(cluster(1), IMAGE, "", TlsMove.NONE);
     AtomicInteger computed = new AtomicInteger();
     for (int i = 0; i < 3; i++) {
       assertThat(entry.hash("statefulset 3", () -> "h" + computed.incrementAndGet()))

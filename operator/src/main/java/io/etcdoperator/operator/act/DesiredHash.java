@@ -1,4 +1,4 @@
-package io.etcdoperator.operator.reconcile;
+package io.etcdoperator.operator.act;
 
 import io.etcdoperator.operator.model.Names;
 import io.fabric8.kubernetes.api.model.HasMetadata;

@@ -1,5 +1,6 @@
-package io.etcdoperator.operator.reconcile;
+package io.etcdoperator.operator.act;
 
+import io.etcdoperator.operator.model.Durations;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder;
@@ -48,16 +49,16 @@ import org.slf4j.LoggerFactory;
  * forgotten after {@link #FORGET_AFTER} in any case, with a warning, so that a cache that never
  * catches up (none should) delays the cluster a minute rather than holding it for good. Nothing is
  * remembered across restarts: a started operator lists afresh, its cache holds what the server
- * holds.
+ * holds. Each cluster has its own, kept with the rest of what the operator holds for it.
  */
-final class Deletions {
+public final class Deletions {
   private static final Logger LOG = LoggerFactory.getLogger(Deletions.class);
 
   /** How long a deletion is remembered when the cache never shows it. */
   static final Duration FORGET_AFTER = Duration.ofMinutes(1);
 
   /** How an object was deleted. */
-  enum How {
+  public enum How {
     /** With its grace period: the object stays, terminating, until its finalizers are done. */
     GRACEFUL,
     /** With a grace period of 0: the object is gone at once. */
@@ -66,29 +67,33 @@ final class Deletions {
 
   private record Deleted(String uid, How how, Instant at) {}
 
-  /** By cluster ("namespace/name"), by "Kind/name". */
-  private final Map<String, Map<String, Deleted>> byCluster = new ConcurrentHashMap<>();
+  /** The cluster's "namespace/name", for the log. */
+  private final String cluster;
+
+  /** By "Kind/name". */
+  private final Map<String, Deleted> deleted = new ConcurrentHashMap<>();
+
+  public Deletions(String cluster) {
+    this.cluster = cluster;
+  }
 
   /**
    * Remembers that {@code object}, as the cache held it when the operator deleted it, was deleted;
    * an object without a UID (not from a cache) is not remembered.
    */
-  void deleted(String cluster, HasMetadata object, How how, Instant at) {
+  public void deleted(HasMetadata object, How how, Instant at) {
     String uid = object.getMetadata().getUid();
     if (uid == null) {
       return;
     }
-    byCluster
-        .computeIfAbsent(cluster, k -> new ConcurrentHashMap<>())
-        .put(
-            key(HasMetadata.getKind(object.getClass()), object.getMetadata().getName()),
-            new Deleted(uid, how, at));
+    deleted.put(
+        key(HasMetadata.getKind(object.getClass()), object.getMetadata().getName()),
+        new Deleted(uid, how, at));
   }
 
   /** The cluster's cached pods, corrected for the pods it deleted. */
-  List<Pod> pods(String cluster, Collection<Pod> cached, Instant now) {
+  public List<Pod> pods(Collection<Pod> cached, Instant now) {
     return correct(
-        cluster,
         "Pod",
         cached,
         now,
@@ -101,10 +106,8 @@ final class Deletions {
   }
 
   /** The cluster's cached claims, corrected for the claims it deleted. */
-  List<PersistentVolumeClaim> claims(
-      String cluster, Collection<PersistentVolumeClaim> cached, Instant now) {
+  public List<PersistentVolumeClaim> claims(Collection<PersistentVolumeClaim> cached, Instant now) {
     return correct(
-        cluster,
         "PersistentVolumeClaim",
         cached,
         now,
@@ -116,25 +119,14 @@ final class Deletions {
                 .build());
   }
 
-  /** Forgets what was remembered of a cluster that was deleted. */
-  void forget(String cluster) {
-    byCluster.remove(cluster);
-  }
-
-  /** Whether anything of the cluster is remembered (for tests). */
-  boolean remembers(String cluster) {
-    Map<String, Deleted> deleted = byCluster.get(cluster);
-    return deleted != null && !deleted.isEmpty();
+  /** Whether anything is remembered (for tests). */
+  boolean remembers() {
+    return !deleted.isEmpty();
   }
 
   private <T extends HasMetadata> List<T> correct(
-      String cluster,
-      String kind,
-      Collection<T> cached,
-      Instant now,
-      BiFunction<T, Instant, T> terminating) {
-    Map<String, Deleted> deleted = byCluster.get(cluster);
-    if (deleted == null || deleted.isEmpty()) {
+      String kind, Collection<T> cached, Instant now, BiFunction<T, Instant, T> terminating) {
+    if (deleted.isEmpty()) {
       return List.copyOf(cached);
     }
     List<T> out = new ArrayList<>(cached.size());
@@ -153,8 +145,7 @@ final class Deletions {
             kind,
             object.getMetadata().getName(),
             cluster,
-            io.etcdoperator.operator.model.Durations.format(
-                Duration.between(d.at(), now).truncatedTo(ChronoUnit.SECONDS)));
+            Durations.format(Duration.between(d.at(), now).truncatedTo(ChronoUnit.SECONDS)));
         out.add(object);
       } else if (d.how() == How.FORCED) {
         // gone on the server: left out until the cache drops it
@@ -169,7 +160,6 @@ final class Deletions {
     Set<String> held = new HashSet<>();
     cached.forEach(o -> held.add(key(kind, o.getMetadata().getName())));
     deleted.keySet().removeIf(k -> k.startsWith(kind + "/") && !held.contains(k));
-    byCluster.computeIfPresent(cluster, (k, v) -> v.isEmpty() ? null : v);
     return out;
   }
 

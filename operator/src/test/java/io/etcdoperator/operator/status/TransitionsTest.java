@@ -1,10 +1,10 @@
-package io.etcdoperator.operator.reconcile;
+package io.etcdoperator.operator.status;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.etcdoperator.api.v1alpha1.EtcdClusterStatus;
 import io.etcdoperator.api.v1alpha1.MemberStatus;
-import io.etcdoperator.operator.reconcile.Transitions.Notice;
+import io.etcdoperator.operator.status.Transitions.Notice;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConditionBuilder;
 import java.util.ArrayList;

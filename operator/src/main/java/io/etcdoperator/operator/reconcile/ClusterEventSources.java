@@ -1,0 +1,167 @@
+package io.etcdoperator.operator.reconcile;
+
+import io.etcdoperator.api.v1alpha1.EtcdCluster;
+import io.etcdoperator.operator.model.Names;
+import io.etcdoperator.operator.model.Security;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
+import io.javaoperatorsdk.operator.processing.event.source.EventSource;
+import io.javaoperatorsdk.operator.processing.event.source.inbound.SimpleInboundEventSource;
+import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
+
+/**
+ * What wakes the EtcdCluster controller, and the caches it reads: an informer per kind of object
+ * the operator makes (only objects labelled as managed by it, each mapped to its cluster by its
+ * instance label), the EtcdBackups ({@link Backups}), the Secrets of spec.security.tls, the member
+ * watch's and the Node watch's wake-ups.
+ */
+final class ClusterEventSources {
+  private final Map<Class<?>, InformerEventSource<?, EtcdCluster>> caches =
+      new ConcurrentHashMap<>();
+
+  /** Reconciles the member watch and the Node watch ask for. */
+  private final SimpleInboundEventSource<EtcdCluster> wakeups =
+      new SimpleInboundEventSource<>("member-watch");
+
+  private volatile InformerEventSource<Secret, EtcdCluster> secrets;
+  private volatile NodeWatch nodeWatch;
+
+  List<EventSource<?, EtcdCluster>> prepare(EventSourceContext<EtcdCluster> context) {
+    return List.of(
+        cache(context, StatefulSet.class),
+        cache(context, Pod.class),
+        cache(context, PersistentVolumeClaim.class),
+        cache(context, ConfigMap.class),
+        cache(context, Service.class),
+        cache(context, PodDisruptionBudget.class),
+        Backups.source(context),
+        secrets(context),
+        wakeups);
+  }
+
+  /** The cache of a kind the operator makes. */
+  @SuppressWarnings("unchecked")
+  <R extends HasMetadata> InformerEventSource<R, EtcdCluster> cache(Class<R> type) {
+    return (InformerEventSource<R, EtcdCluster>) caches.get(type);
+  }
+
+  /** The cache of a kind the operator makes, untyped. */
+  InformerEventSource<?, EtcdCluster> cacheOf(Class<?> type) {
+    return caches.get(type);
+  }
+
+  /** A Secret of the watched namespaces, as the cache holds it. */
+  Optional<Secret> secret(String namespace, String name) {
+    return secrets == null ? Optional.empty() : secrets.get(new ResourceID(name, namespace));
+  }
+
+  /** Reconciles the cluster {@code id} soon. */
+  void wake(ResourceID id) {
+    wakeups.propagateEvent(id);
+  }
+
+  /**
+   * The Node informer, started with the first reconcile (it needs the client).
+   *
+   * @param clusterWide whether the operator watches every namespace (and has its ClusterRole): only
+   *     then does it read Nodes and PersistentVolumes, which are cluster-scoped
+   */
+  NodeWatch nodes(KubernetesClient client, boolean clusterWide) {
+    NodeWatch n = nodeWatch;
+    if (n == null) {
+      synchronized (this) {
+        if (nodeWatch == null) {
+          nodeWatch = new NodeWatch(client, clusterWide, this::nodeChanged);
+        }
+        n = nodeWatch;
+      }
+    }
+    return n;
+  }
+
+  /**
+   * Reconciles each cluster that has a member pod on {@code node}: a Node event (Ready, cordoned,
+   * tainted, deleted) changes what the status says of its members and what may be done to them.
+   */
+  void nodeChanged(String node) {
+    InformerEventSource<Pod, EtcdCluster> pods = cache(Pod.class);
+    if (pods == null) {
+      return;
+    }
+    pods.list(p -> node.equals(p.getSpec() == null ? null : p.getSpec().getNodeName()))
+        .map(
+            p ->
+                p.getMetadata().getLabels() == null
+                    ? null
+                    : new ResourceID(
+                        p.getMetadata().getLabels().get(Names.LABEL_INSTANCE),
+                        p.getMetadata().getNamespace()))
+        .filter(id -> id != null && id.getName() != null)
+        .distinct()
+        .forEach(wakeups::propagateEvent);
+  }
+
+  /**
+   * The Secrets of spec.security.tls. They carry no label of ours (cert-manager or a user writes
+   * them), so every Secret of the watched namespaces is cached, and a change to one reconciles each
+   * cluster whose spec names it: a renewed certificate is read (and a new CA rolled) promptly.
+   */
+  private InformerEventSource<Secret, EtcdCluster> secrets(
+      EventSourceContext<EtcdCluster> context) {
+    var config =
+        InformerEventSourceConfiguration.from(Secret.class, EtcdCluster.class)
+            .withName("secret")
+            .withSecondaryToPrimaryMapper(
+                (Secret secret) ->
+                    context
+                        .getPrimaryCache()
+                        .list(secret.getMetadata().getNamespace())
+                        .filter(
+                            c ->
+                                c.getSpec() != null
+                                    && Security.of(c.getSpec().getSecurity())
+                                        .secretNames()
+                                        .contains(secret.getMetadata().getName()))
+                        .map(ResourceID::fromResource)
+                        .collect(Collectors.toSet()))
+            .build();
+    secrets = new InformerEventSource<>(config, context);
+    return secrets;
+  }
+
+  private <R extends HasMetadata> InformerEventSource<R, EtcdCluster> cache(
+      EventSourceContext<EtcdCluster> context, Class<R> type) {
+    var config =
+        InformerEventSourceConfiguration.from(type, EtcdCluster.class)
+            .withName(type.getSimpleName().toLowerCase())
+            .withLabelSelector(Names.LABEL_MANAGED_BY + "=" + Names.MANAGER)
+            .withSecondaryToPrimaryMapper(
+                (R r) -> {
+                  Map<String, String> labels = r.getMetadata().getLabels();
+                  String instance = labels == null ? null : labels.get(Names.LABEL_INSTANCE);
+                  return instance == null
+                      ? Set.of()
+                      : Set.of(new ResourceID(instance, r.getMetadata().getNamespace()));
+                })
+            .build();
+    InformerEventSource<R, EtcdCluster> source = new InformerEventSource<>(config, context);
+    caches.put(type, source);
+    return source;
+  }
+}

@@ -1,0 +1,163 @@
+package io.etcdoperator.operator.reconcile;
+
+import io.etcdoperator.api.v1alpha1.EtcdBackup;
+import io.etcdoperator.api.v1alpha1.EtcdCluster;
+import io.etcdoperator.operator.act.DesiredCache;
+import io.etcdoperator.operator.model.DesiredCluster;
+import io.etcdoperator.operator.model.EtcdClusterModel;
+import io.etcdoperator.operator.model.Names;
+import io.etcdoperator.operator.model.Security;
+import io.etcdoperator.operator.model.TlsMove;
+import io.etcdoperator.operator.observe.ClusterObserver;
+import io.etcdoperator.operator.observe.ClusterTls;
+import io.etcdoperator.operator.observe.ClusterView;
+import io.etcdoperator.operator.observe.Placements;
+import io.etcdoperator.operator.observe.StorageClasses;
+import io.etcdoperator.operator.plan.TlsMoves;
+import io.etcdoperator.operator.tls.TlsReport;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.SortedSet;
+import java.util.TreeSet;
+
+/**
+ * One reconcile's look at a cluster: what it wants (composed once per change, {@link DesiredCache})
+ * and what the world shows (the caches, corrected for the operator's own deletions, and a probe of
+ * every member, {@link ClusterObserver}), with the TLS Secrets checked first, since the members are
+ * probed with them. A running cluster moving its peers to TLS wants the template of the move's
+ * step, which only the view can tell.
+ */
+final class ClusterObservation {
+  private final ClusterObserver observer;
+  private final ClusterEventSources sources;
+  private final Clock clock;
+  private final String operatorImage;
+  private final boolean clusterWide;
+
+  /**
+   * What one reconcile saw.
+   *
+   * @param composed the desired state composed, with the hashes of its objects
+   * @param desired what the cluster wants, with its newest backup
+   * @param view what the world shows
+   * @param live the cluster's live objects
+   */
+  record Observed(
+      DesiredCache.Entry composed, DesiredCluster desired, ClusterView view, LiveObjects live) {
+    Optional<EtcdClusterModel> model() {
+      return desired.model();
+    }
+  }
+
+  ClusterObservation(
+      ClusterObserver observer,
+      ClusterEventSources sources,
+      Clock clock,
+      String operatorImage,
+      boolean clusterWide) {
+    this.observer = observer;
+    this.sources = sources;
+    this.clock = clock;
+    this.operatorImage = operatorImage;
+    this.clusterWide = clusterWide;
+  }
+
+  Observed observe(EtcdCluster cluster, Context<EtcdCluster> context, ClusterSession session) {
+    TlsReport tls = tls(cluster, context);
+    Optional<String> newestBackup = Backups.newest(context.getSecondaryResources(EtcdBackup.class));
+    DesiredCache.Entry composed =
+        session.desired().of(cluster, operatorImage, tls.trustedCa(), TlsMove.NONE);
+    DesiredCluster desired = withBackup(composed, newestBackup);
+    LiveObjects live = new LiveObjects(context, cluster);
+    ClusterView view = view(cluster, context, session, desired, tls, live);
+    TlsMove move = TlsMoves.of(desired.target(), view);
+    if (move != TlsMove.NONE) {
+      composed = session.desired().of(cluster, operatorImage, tls.trustedCa(), move);
+      desired = withBackup(composed, newestBackup);
+    }
+    return new Observed(composed, desired, view, live);
+  }
+
+  private static DesiredCluster withBackup(DesiredCache.Entry composed, Optional<String> newest) {
+    DesiredCluster d = composed.desired();
+    return new DesiredCluster(d.target().withNewestBackup(newest), d.model());
+  }
+
+  private ClusterView view(
+      EtcdCluster cluster,
+      Context<EtcdCluster> context,
+      ClusterSession session,
+      DesiredCluster desired,
+      TlsReport tls,
+      LiveObjects live) {
+    String scheme =
+        desired.model().map(m -> m.security().clientScheme()).orElse(Security.NONE.clientScheme());
+    ClusterObserver.Objects objects = withDeletions(session, live.objects());
+    ClusterView view =
+        observer.observe(
+            session.namespace(), session.name(), objects, scheme, tls, session.observed());
+    NodeWatch nodes = sources.nodes(context.getClient(), clusterWide);
+    boolean persistent = desired.model().map(m -> m.usesPersistentStorage()).orElse(true);
+    return view.withStorageClass(
+            StorageClasses.ofExpansion(context.getClient(), desired.target(), view))
+        .withPlacements(
+            Placements.of(
+                session.name(),
+                List.copyOf(objects.pods()),
+                List.copyOf(objects.claims()),
+                persistent,
+                nodes.nodesVisible(),
+                nodes.volumesVisible(),
+                nodes::node,
+                nodes::volume));
+  }
+
+  /**
+   * The cached objects, with the pods and claims this operator deleted shown deleted even where the
+   * cache does not show it yet (see {@link io.etcdoperator.operator.act.Deletions}).
+   */
+  private ClusterObserver.Objects withDeletions(
+      ClusterSession session, ClusterObserver.Objects cached) {
+    Instant now = clock.instant();
+    List<Pod> pods = session.deletions().pods(cached.pods(), now);
+    // The rebuild pod is one of the cached pods: its corrected copy, or none when left out.
+    Optional<Pod> rebuild =
+        cached
+            .rebuildPod()
+            .flatMap(
+                p ->
+                    cached.pods().contains(p)
+                        ? pods.stream().filter(c -> named(c, p)).findFirst()
+                        : Optional.of(p));
+    return new ClusterObserver.Objects(
+        cached.statefulSet(),
+        pods,
+        session.deletions().claims(cached.claims(), now),
+        cached.clusterState(),
+        rebuild);
+  }
+
+  private static boolean named(HasMetadata a, HasMetadata b) {
+    return a.getMetadata().getName().equals(b.getMetadata().getName());
+  }
+
+  /**
+   * What the Secrets of spec.security.tls hold, checked for every ordinal the cluster has or is to
+   * have. Nothing to check when the spec names none (or is invalid: then nothing is started).
+   */
+  private TlsReport tls(EtcdCluster cluster, Context<EtcdCluster> context) {
+    String ns = cluster.getMetadata().getNamespace();
+    String name = cluster.getMetadata().getName();
+    SortedSet<Integer> pods = new TreeSet<>();
+    context.getSecondaryResources(Pod.class).stream()
+        .mapToInt(p -> Names.ordinalOf(name, p.getMetadata().getName()))
+        .filter(i -> i >= 0)
+        .forEach(pods::add);
+    return ClusterTls.check(cluster, secret -> sources.secret(ns, secret), pods, clock.instant());
+  }
+}
