@@ -10,8 +10,15 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
+import io.fabric8.mockwebserver.dsl.HttpMethod;
+import io.fabric8.mockwebserver.http.Buffer;
+import io.fabric8.mockwebserver.http.Headers;
+import io.fabric8.mockwebserver.http.RecordedRequest;
 import java.net.InetAddress;
 import java.util.HashMap;
+import java.util.List;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * The sandbox's Kubernetes API: fabric8's mock server in CRUD mode behind a {@link
@@ -20,11 +27,10 @@ import java.util.HashMap;
  */
 public final class ApiServer implements AutoCloseable {
   // The mock web server logs every request at INFO through java.util.logging; keep it quiet.
-  private static final java.util.logging.Logger MOCK_LOG =
-      java.util.logging.Logger.getLogger("io.fabric8.mockwebserver.MockWebServer");
+  private static final Logger MOCK_LOG = Logger.getLogger("io.fabric8.mockwebserver.MockWebServer");
 
   static {
-    MOCK_LOG.setLevel(java.util.logging.Level.WARNING);
+    MOCK_LOG.setLevel(Level.WARNING);
   }
 
   private final SandboxDispatcher dispatcher = new SandboxDispatcher();
@@ -71,7 +77,7 @@ public final class ApiServer implements AutoCloseable {
   }
 
   /** Where messages find a pod's main process (the kubelet). */
-  public void setPodProcesses(SandboxDispatcher.PodProcesses pods) {
+  public void setPodProcesses(PodProcesses pods) {
     dispatcher.setPodProcesses(pods);
   }
 
@@ -142,17 +148,13 @@ public final class ApiServer implements AutoCloseable {
     var r =
         dispatcher.dispatchAs(
             Identity.administrator(),
-            new io.fabric8.mockwebserver.http.RecordedRequest(
-                "HTTP/1.1",
-                io.fabric8.mockwebserver.dsl.HttpMethod.DELETE,
-                path,
-                io.fabric8.mockwebserver.http.Headers.builder().build(),
-                new io.fabric8.mockwebserver.http.Buffer()));
+            new RecordedRequest(
+                "HTTP/1.1", HttpMethod.DELETE, path, Headers.builder().build(), new Buffer()));
     return r.code() == 200;
   }
 
   /** Every type served now: built-in kinds and those of the stored CRDs. */
-  public java.util.List<ResourceType> types() {
+  public List<ResourceType> types() {
     try {
       return dispatcher.types();
     } catch (Exception e) {

@@ -15,16 +15,16 @@ import java.util.Set;
  * {@code /api} (APIVersions), {@code /apis} (APIGroupList), {@code /apis/<group>} (APIGroup) and
  * {@code /api/v1}, {@code /apis/<group>/<version>} (APIResourceList), built from a list of types.
  */
-final class Discovery {
+public final class Discovery {
   private static final List<String> VERBS =
       List.of("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch");
   private final ObjectMapper mapper;
 
-  Discovery(ObjectMapper mapper) {
+  public Discovery(ObjectMapper mapper) {
     this.mapper = mapper;
   }
 
-  String apiVersions(String serverAddress) {
+  public String apiVersions(String serverAddress) {
     ObjectNode n = mapper.createObjectNode();
     n.put("kind", "APIVersions");
     n.putArray("versions").add("v1");
@@ -34,7 +34,7 @@ final class Discovery {
     return n.toString();
   }
 
-  String groupList(List<ResourceType> types) {
+  public String groupList(List<ResourceType> types) {
     ObjectNode n = mapper.createObjectNode();
     n.put("kind", "APIGroupList");
     n.put("apiVersion", "v1");
@@ -48,7 +48,7 @@ final class Discovery {
   }
 
   /** The APIGroup document of one group, or null when no type has that group. */
-  String group(List<ResourceType> types, String group) {
+  public String group(List<ResourceType> types, String group) {
     Set<String> versions = versionsByGroup(types).get(group);
     if (versions == null || group.isEmpty()) {
       return null;
@@ -60,7 +60,7 @@ final class Discovery {
   }
 
   /** The APIResourceList of one group version, or null when nothing is served there. */
-  String resourceList(List<ResourceType> types, String group, String version) {
+  public String resourceList(List<ResourceType> types, String group, String version) {
     List<ResourceType> matching = new ArrayList<>();
     for (ResourceType t : types) {
       if (t.group().equals(group) && t.version().equals(version)) {

@@ -15,14 +15,14 @@ import java.util.Set;
  * {@code fieldValidation=Strict}; the mock server ignores it, so unknown fields are stored, not
  * refused. No schemas are served, so {@code kubectl explain} has nothing to show.
  */
-final class OpenApi {
+public final class OpenApi {
   private final ObjectMapper mapper;
 
-  OpenApi(ObjectMapper mapper) {
+  public OpenApi(ObjectMapper mapper) {
     this.mapper = mapper;
   }
 
-  String root(List<ResourceType> types) {
+  public String root(List<ResourceType> types) {
     ObjectNode n = mapper.createObjectNode();
     ObjectNode paths = n.putObject("paths");
     Set<String> seen = new LinkedHashSet<>();
@@ -36,7 +36,7 @@ final class OpenApi {
   }
 
   /** The document of one group version ({@code api/v1}, {@code apis/<g>/<v>}), or null. */
-  String groupVersion(List<ResourceType> types, String gv) {
+  public String groupVersion(List<ResourceType> types, String gv) {
     ObjectNode n = mapper.createObjectNode();
     n.put("openapi", "3.0.0");
     n.putObject("info")

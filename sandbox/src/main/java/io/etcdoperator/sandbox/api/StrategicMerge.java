@@ -16,13 +16,13 @@ import java.util.Map;
  * removes an element, {@code $patch: replace} replaces, other {@code $} directives are ignored.
  * Real strategic merge takes the merge key per field from the schema; this guesses it per list.
  */
-final class StrategicMerge {
+public final class StrategicMerge {
   private static final List<String> MERGE_KEYS =
       List.of("name", "mountPath", "containerPort", "type", "ip");
 
   private StrategicMerge() {}
 
-  static JsonNode apply(JsonNode target, JsonNode patch) {
+  public static JsonNode apply(JsonNode target, JsonNode patch) {
     if (!(patch instanceof ObjectNode p)) {
       return patch;
     }

@@ -17,17 +17,17 @@ import java.util.function.Function;
  * ConfigMaps, and a custom resource's {@code additionalPrinterColumns} (JSON paths of the forms
  * {@code .a.b} and {@code .a[?(@.k=="v")].b}). Other kinds get Name and Age.
  */
-final class Tables {
+public final class Tables {
   private record Column(String name, String type, int priority, Function<JsonNode, Object> value) {}
 
   private final ObjectMapper mapper;
 
-  Tables(ObjectMapper mapper) {
+  public Tables(ObjectMapper mapper) {
     this.mapper = mapper;
   }
 
   /** A Table of the objects of {@code body} (a list or one object) of type {@code t}. */
-  String table(ResourceType t, JsonNode body) {
+  public String table(ResourceType t, JsonNode body) {
     List<Column> columns = columns(t);
     ObjectNode table = mapper.createObjectNode();
     table.put("kind", "Table");

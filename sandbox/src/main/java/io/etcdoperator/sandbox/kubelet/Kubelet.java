@@ -1,7 +1,7 @@
 package io.etcdoperator.sandbox.kubelet;
 
 import io.etcdoperator.sandbox.SandboxConfig;
-import io.etcdoperator.sandbox.api.SandboxDispatcher;
+import io.etcdoperator.sandbox.api.handlers.DeletionHandler;
 import io.etcdoperator.sandbox.net.AddressPool;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
@@ -358,7 +358,7 @@ public final class Kubelet implements AutoCloseable {
         if (p.getMetadata().getDeletionTimestamp() != null
             && up(p.getSpec().getNodeName())
             && !running.contains(p.getMetadata().getUid())
-            && p.getMetadata().getFinalizers().contains(SandboxDispatcher.TERMINATION_FINALIZER)) {
+            && p.getMetadata().getFinalizers().contains(DeletionHandler.TERMINATION_FINALIZER)) {
           // nothing of it runs here (it ended while its node was down, or never started)
           String ns = p.getMetadata().getNamespace();
           String name = p.getMetadata().getName();
@@ -421,7 +421,7 @@ public final class Kubelet implements AutoCloseable {
 
   /**
    * Lets a Terminating pod go once its processes are gone: removes the termination finalizer the
-   * API server put on it at its graceful deletion (see SandboxDispatcher), for this uid only.
+   * API server put on it at its graceful deletion (see DeletionHandler), for this uid only.
    */
   private void releaseTermination(String namespace, String name, String uid) {
     try {
@@ -429,10 +429,10 @@ public final class Kubelet implements AutoCloseable {
       if (p == null
           || !uid.equals(p.getMetadata().getUid())
           || p.getMetadata().getDeletionTimestamp() == null
-          || !p.getMetadata().getFinalizers().contains(SandboxDispatcher.TERMINATION_FINALIZER)) {
+          || !p.getMetadata().getFinalizers().contains(DeletionHandler.TERMINATION_FINALIZER)) {
         return;
       }
-      p.getMetadata().getFinalizers().remove(SandboxDispatcher.TERMINATION_FINALIZER);
+      p.getMetadata().getFinalizers().remove(DeletionHandler.TERMINATION_FINALIZER);
       client.pods().resource(p).update();
     } catch (KubernetesClientException e) {
       LOG.debug("pod {}/{} not released yet: {}", namespace, name, e.getMessage());

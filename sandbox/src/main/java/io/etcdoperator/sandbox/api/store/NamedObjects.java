@@ -1,10 +1,12 @@
-package io.etcdoperator.sandbox.api;
+package io.etcdoperator.sandbox.api.store;
 
 import io.fabric8.mockwebserver.crud.Attribute;
 import io.fabric8.mockwebserver.crud.AttributeSet;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -23,7 +25,7 @@ import java.util.function.Function;
  * iterators) stay in the index until their name is looked up, and each candidate is checked against
  * the map itself, so the index never answers with what the map no longer holds. Used under the
  * map's own lock (the store is wrapped with {@link java.util.Collections#synchronizedMap}), as
- * every access of the dispatcher is.
+ * every access of the {@link Store} is.
  */
 final class NamedObjects extends LinkedHashMap<AttributeSet, String> {
   static final String NAME = "name";
@@ -40,7 +42,7 @@ final class NamedObjects extends LinkedHashMap<AttributeSet, String> {
    * order the map keeps them; empty when the store holds objects of no known type (then only a scan
    * of everything answers).
    */
-  Optional<java.util.List<String>> list(String plural, AttributeSet query) {
+  Optional<List<String>> list(String plural, AttributeSet query) {
     Set<AttributeSet> untyped = byPlural.get("");
     if (untyped != null) {
       untyped.removeIf(k -> !containsKey(k));
@@ -48,7 +50,7 @@ final class NamedObjects extends LinkedHashMap<AttributeSet, String> {
         return Optional.empty();
       }
     }
-    java.util.List<String> items = new java.util.ArrayList<>();
+    List<String> items = new ArrayList<>();
     Set<AttributeSet> keys = byPlural.get(plural);
     if (keys != null) {
       keys.removeIf(k -> !containsKey(k));

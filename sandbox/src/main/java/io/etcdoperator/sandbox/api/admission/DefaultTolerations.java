@@ -1,8 +1,9 @@
-package io.etcdoperator.sandbox.api;
+package io.etcdoperator.sandbox.api.admission;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.fabric8.mockwebserver.http.MockResponse;
 
 /**
  * The DefaultTolerationSeconds admission plugin: a pod created without a toleration of the {@code
@@ -10,11 +11,24 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  * with the configured tolerationSeconds (Kubernetes: 300), so that its node's loss evicts it only
  * after that time. A toleration with an empty key or effect counts as tolerating, as in the plugin.
  */
-final class DefaultTolerations {
+public final class DefaultTolerations implements AdmissionPlugin {
   static final String NOT_READY = "node.kubernetes.io/not-ready";
   static final String UNREACHABLE = "node.kubernetes.io/unreachable";
 
-  private DefaultTolerations() {}
+  private volatile long seconds = 300;
+
+  /** The tolerationSeconds new pods get. */
+  public void setSeconds(long seconds) {
+    this.seconds = seconds;
+  }
+
+  @Override
+  public MockResponse admit(AdmissionRequest a) throws Exception {
+    if (a.builtInObject() && a.old() == null && a.core("pods")) {
+      apply(a.object(), seconds);
+    }
+    return null;
+  }
 
   static void apply(ObjectNode pod, long seconds) {
     if (!pod.path("spec").isObject()) {
