@@ -3,8 +3,11 @@ package io.etcdoperator.sandbox;
 import io.etcdoperator.sandbox.api.ApiServer;
 import io.etcdoperator.sandbox.kubelet.Kubelet;
 import io.etcdoperator.sandbox.kubelet.PodHandle;
+import io.etcdoperator.sandbox.net.PeerLinks;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * Faults to inject into a running sandbox, for tests and for the {@code sandbox fault} command:
@@ -143,10 +146,10 @@ public final class Faults {
    * a sandbox started {@link SandboxConfig#withPeerLinks() with peer links}; lasts until {@link
    * #healPeers}.
    */
-  public void partitionPeers(String namespace, List<java.util.Set<String>> sides) {
-    io.etcdoperator.sandbox.net.PeerLinks links = peerLinks();
+  public void partitionPeers(String namespace, List<Set<String>> sides) {
+    PeerLinks links = peerLinks();
     if (sides.size() == 1) {
-      java.util.Set<String> rest = new java.util.TreeSet<>(links.pods(namespace));
+      Set<String> rest = new TreeSet<>(links.pods(namespace));
       rest.removeAll(sides.get(0));
       sides = List.of(sides.get(0), rest);
     }
@@ -163,7 +166,7 @@ public final class Faults {
 
   /** Delays, by {@code delay}, everything between {@code pod} and every other member. */
   public void delayPeers(String namespace, String pod, List<String> others, Duration delay) {
-    io.etcdoperator.sandbox.net.PeerLinks links = peerLinks();
+    PeerLinks links = peerLinks();
     for (String other : others) {
       links.delay(namespace, pod, other, delay);
     }
@@ -174,8 +177,8 @@ public final class Faults {
     peerLinks().heal(namespace);
   }
 
-  private io.etcdoperator.sandbox.net.PeerLinks peerLinks() {
-    io.etcdoperator.sandbox.net.PeerLinks links = kubelet.dns().peerLinks();
+  private PeerLinks peerLinks() {
+    PeerLinks links = kubelet.dns().peerLinks();
     if (links == null) {
       throw new IllegalStateException(
           "members reach each other directly: start the sandbox with SandboxConfig.withPeerLinks()");

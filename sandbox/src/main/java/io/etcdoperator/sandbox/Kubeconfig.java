@@ -3,6 +3,7 @@ package io.etcdoperator.sandbox;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 
 /** Writes the kubeconfig through which kubectl and other clients reach a running sandbox. */
 public final class Kubeconfig {
@@ -39,9 +40,7 @@ public final class Kubeconfig {
             + "\n";
     Files.deleteIfExists(file);
     Files.createFile(
-        file,
-        java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
-            java.nio.file.attribute.PosixFilePermissions.fromString("rw-------")));
+        file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
     Files.writeString(file, yaml);
   }
 

@@ -1,6 +1,7 @@
 package io.etcdoperator.sandbox;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
+import java.util.ServiceLoader;
 
 /**
  * The seam through which the sandbox runs the operator in its own JVM, against its API server. The
@@ -13,7 +14,7 @@ public interface OperatorLauncher {
 
   /** The first launcher registered through {@link java.util.ServiceLoader}, or null. */
   static OperatorLauncher onClassPath() {
-    for (OperatorLauncher l : java.util.ServiceLoader.load(OperatorLauncher.class)) {
+    for (OperatorLauncher l : ServiceLoader.load(OperatorLauncher.class)) {
       return l;
     }
     return null;

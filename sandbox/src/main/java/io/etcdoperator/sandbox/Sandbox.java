@@ -13,11 +13,15 @@ import io.etcdoperator.sandbox.controller.Scheduler;
 import io.etcdoperator.sandbox.controller.StatefulSetController;
 import io.etcdoperator.sandbox.controller.VolumeController;
 import io.etcdoperator.sandbox.kubelet.Kubelet;
+import io.etcdoperator.sandbox.kubelet.NodeStatus;
 import io.etcdoperator.sandbox.net.AddressPool;
 import io.etcdoperator.sandbox.net.JvmHosts;
 import io.etcdoperator.sandbox.process.ProcessSweeper;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.ServiceAccount;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.storage.StorageClassBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.io.IOException;
@@ -144,7 +148,7 @@ public final class Sandbox implements AutoCloseable {
         .resource(
             new NamespaceBuilder()
                 .withNewMetadata()
-                .withName(io.etcdoperator.sandbox.kubelet.NodeStatus.LEASE_NAMESPACE)
+                .withName(NodeStatus.LEASE_NAMESPACE)
                 .endMetadata()
                 .build())
         .createOr(n -> n.update());
@@ -156,7 +160,7 @@ public final class Sandbox implements AutoCloseable {
         .v1()
         .storageClasses()
         .resource(
-            new io.fabric8.kubernetes.api.model.storage.StorageClassBuilder()
+            new StorageClassBuilder()
                 .withNewMetadata()
                 .withName(DEFAULT_STORAGE_CLASS)
                 .addToAnnotations("storageclass.kubernetes.io/is-default-class", "true")
@@ -172,7 +176,7 @@ public final class Sandbox implements AutoCloseable {
         .v1()
         .storageClasses()
         .resource(
-            new io.fabric8.kubernetes.api.model.storage.StorageClassBuilder()
+            new StorageClassBuilder()
                 .withNewMetadata()
                 .withName(LOCAL_STORAGE_CLASS)
                 .endMetadata()
@@ -274,10 +278,10 @@ public final class Sandbox implements AutoCloseable {
     }
     Identity identity = null;
     for (HasMetadata o : objects) {
-      if (o instanceof io.fabric8.kubernetes.api.model.apps.Deployment) {
+      if (o instanceof Deployment) {
         continue;
       }
-      if (o instanceof io.fabric8.kubernetes.api.model.ServiceAccount sa) {
+      if (o instanceof ServiceAccount sa) {
         identity =
             Identity.serviceAccount(sa.getMetadata().getNamespace(), sa.getMetadata().getName());
       }

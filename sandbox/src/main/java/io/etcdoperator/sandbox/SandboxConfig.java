@@ -1,5 +1,6 @@
 package io.etcdoperator.sandbox;
 
+import io.etcdoperator.sandbox.kubelet.EtcdImages;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -7,6 +8,8 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.HexFormat;
+import java.util.List;
+import java.util.stream.IntStream;
 
 /**
  * Settings of one sandbox. Defaults are a real cluster's (restart back-off 10 s doubling to 5 min,
@@ -59,7 +62,7 @@ public record SandboxConfig(
   public static SandboxConfig defaults(Path stateDir) {
     return new SandboxConfig(
         stateDir.toAbsolutePath().normalize(),
-        io.etcdoperator.sandbox.kubelet.EtcdImages.defaultDirectory(),
+        EtcdImages.defaultDirectory(),
         Duration.ofSeconds(10),
         Duration.ofMinutes(5),
         Duration.ofSeconds(30),
@@ -217,8 +220,8 @@ public record SandboxConfig(
   }
 
   /** The names of this sandbox's nodes, in order. */
-  public java.util.List<String> nodeNames() {
-    return java.util.stream.IntStream.range(0, nodes).mapToObj(SandboxConfig::nodeName).toList();
+  public List<String> nodeNames() {
+    return IntStream.range(0, nodes).mapToObj(SandboxConfig::nodeName).toList();
   }
 
   /**

@@ -2,6 +2,8 @@ package io.etcdoperator.sandbox.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.MissingNode;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -42,8 +44,8 @@ final class JsonPaths {
   }
 
   /** Splits on dots outside brackets. */
-  private static java.util.List<String> split(String p) {
-    java.util.List<String> parts = new java.util.ArrayList<>();
+  private static List<String> split(String p) {
+    List<String> parts = new ArrayList<>();
     int depth = 0;
     StringBuilder cur = new StringBuilder();
     for (char c : p.toCharArray()) {

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.HttpMethod;
@@ -164,7 +165,7 @@ final class KubectlFront implements AutoCloseable {
                 if (r.getHeaders() != null && r.getHeaders().get("Content-Type") != null) {
                   out.putHeader("Content-Type", r.getHeaders().get("Content-Type"));
                 }
-                out.end(r.getBody() == null ? io.vertx.core.buffer.Buffer.buffer() : r.getBody());
+                out.end(r.getBody() == null ? Buffer.buffer() : r.getBody());
               } else {
                 req.response().setStatusCode(502).end(String.valueOf(e.getMessage()));
               }

@@ -4,6 +4,7 @@ import java.net.Socket;
 import java.net.http.HttpClient;
 import java.security.GeneralSecurityException;
 import java.security.cert.X509Certificate;
+import java.time.Duration;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.TrustManager;
@@ -18,7 +19,7 @@ public final class SelfSigned {
   private SelfSigned() {}
 
   /** A JDK HTTP client that accepts the sandbox's certificate. */
-  public static HttpClient httpClient(java.time.Duration connectTimeout) {
+  public static HttpClient httpClient(Duration connectTimeout) {
     try {
       SSLContext tls = SSLContext.getInstance("TLS");
       tls.init(null, new TrustManager[] {new TrustAll()}, null);

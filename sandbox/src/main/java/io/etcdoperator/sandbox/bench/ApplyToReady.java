@@ -4,6 +4,7 @@ import io.etcdoperator.sandbox.OperatorLauncher;
 import io.etcdoperator.sandbox.Sandbox;
 import io.etcdoperator.sandbox.SandboxConfig;
 import io.etcdoperator.sandbox.net.AddressPool;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.api.model.IntOrString;
@@ -183,7 +184,7 @@ final class ApplyToReady {
         .create();
     k.configMaps()
         .resource(
-            new io.fabric8.kubernetes.api.model.ConfigMapBuilder()
+            new ConfigMapBuilder()
                 .withNewMetadata()
                 .withName("bench-cluster-state")
                 .withNamespace("default")

@@ -2,7 +2,9 @@ package io.etcdoperator.sandbox.bench;
 
 import io.etcdoperator.sandbox.OperatorLauncher;
 import io.etcdoperator.sandbox.SandboxException;
+import io.etcdoperator.sandbox.cli.Logging;
 import io.etcdoperator.sandbox.cli.Relauncher;
+import io.etcdoperator.sandbox.kubelet.EtcdImages;
 import io.etcdoperator.sandbox.net.JvmHosts;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -49,7 +51,7 @@ public final class BenchmarkCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    io.etcdoperator.sandbox.cli.Logging.quiet();
+    Logging.quiet();
     if (System.getProperty(JvmHosts.PROPERTY) == null) {
       Files.createDirectories(dir);
       return relaunch();
@@ -64,8 +66,7 @@ public final class BenchmarkCommand implements Callable<Integer> {
                 : "with the operator: applies an EtcdCluster and stops at its Ready condition"));
     if (etcd == null) {
       etcd =
-          io.etcdoperator.sandbox.kubelet.EtcdImages.scan(
-                  io.etcdoperator.sandbox.kubelet.EtcdImages.defaultDirectory())
+          EtcdImages.scan(EtcdImages.defaultDirectory())
               .version("3.5")
               .orElseThrow(() -> new IllegalStateException("no etcd 3.5: run scripts/ensure-etcd"))
               .etcd();

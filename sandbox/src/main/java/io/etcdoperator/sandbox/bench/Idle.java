@@ -1,10 +1,12 @@
 package io.etcdoperator.sandbox.bench;
 
 import io.etcdoperator.sandbox.Sandbox;
+import io.etcdoperator.sandbox.api.auth.RbacUsage;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.stream.Collectors;
 
 /**
  * What the operator did over one window in which nothing changed: its CPU time, its reconciles and
@@ -77,7 +79,7 @@ record Idle(
         .sorted(Map.Entry.<String, Duration>comparingByValue().reversed())
         .limit(n)
         .map(e -> String.format("%s %.1f %%", e.getKey(), e.getValue().toNanos() * 100 / window))
-        .collect(java.util.stream.Collectors.joining(", "));
+        .collect(Collectors.joining(", "));
   }
 
   double cpuShare() {
@@ -93,7 +95,7 @@ record Idle(
   }
 
   double writesPerReconcile() {
-    return perReconcile(io.etcdoperator.sandbox.api.auth.RbacUsage.WRITES);
+    return perReconcile(RbacUsage.WRITES);
   }
 
   double readsPerReconcile() {

@@ -4,6 +4,7 @@ import io.etcdoperator.sandbox.OperatorLauncher;
 import io.etcdoperator.sandbox.process.ProcessSweeper;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -14,6 +15,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
@@ -77,7 +80,7 @@ final class OperatorProcess implements OperatorLauncher {
             + "current-context: sandbox\nusers:\n- name: operator\n  user:\n    token: "
             + token
             + "\n");
-    try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       port = s.getLocalPort();
     }
     List<String> cmd = new ArrayList<>();
@@ -202,8 +205,8 @@ final class OperatorProcess implements OperatorLauncher {
    * CPU time so far of each group of the process's threads, by name with digits dropped (the
    * threads of one pool are one group).
    */
-  java.util.Map<String, Duration> threadCpu() throws IOException {
-    java.util.Map<String, Duration> out = new java.util.TreeMap<>();
+  Map<String, Duration> threadCpu() throws IOException {
+    Map<String, Duration> out = new TreeMap<>();
     try (var tasks = Files.newDirectoryStream(Path.of("/proc", String.valueOf(pid()), "task"))) {
       for (Path task : tasks) {
         try {

@@ -5,6 +5,7 @@ import io.etcdoperator.api.v1alpha1.EtcdClusterSpec;
 import io.etcdoperator.sandbox.Sandbox;
 import io.etcdoperator.sandbox.SandboxConfig;
 import io.etcdoperator.sandbox.SandboxException;
+import io.etcdoperator.sandbox.cli.Logging;
 import io.etcdoperator.sandbox.cli.Relauncher;
 import io.etcdoperator.sandbox.net.JvmHosts;
 import java.nio.file.Files;
@@ -113,7 +114,7 @@ public final class ScaleBenchmarkCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    io.etcdoperator.sandbox.cli.Logging.quiet();
+    Logging.quiet();
     if (System.getProperty(JvmHosts.PROPERTY) == null) {
       Files.createDirectories(dir);
       return Relauncher.relaunchWithHostsFile(dir, ScaleBenchmarkCommand.class, rawArgs());

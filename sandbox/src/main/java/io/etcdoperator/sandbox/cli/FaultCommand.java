@@ -3,6 +3,8 @@ package io.etcdoperator.sandbox.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.etcdoperator.sandbox.Kubeconfig;
+import io.etcdoperator.sandbox.api.SelfSigned;
 import java.net.ConnectException;
 import java.net.URI;
 import java.net.http.HttpRequest;
@@ -113,18 +115,17 @@ final class FaultCommand implements Callable<Integer> {
               + dir);
       return 2;
     }
-    String server = io.etcdoperator.sandbox.Kubeconfig.server(kubeconfig);
+    String server = Kubeconfig.server(kubeconfig);
     HttpRequest request =
         HttpRequest.newBuilder(URI.create(server + "/sandbox/v1/fault"))
             .timeout(Duration.ofSeconds(60))
             .header("Content-Type", "application/json")
-            .header(
-                "Authorization", "Bearer " + io.etcdoperator.sandbox.Kubeconfig.token(kubeconfig))
+            .header("Authorization", "Bearer " + Kubeconfig.token(kubeconfig))
             .POST(HttpRequest.BodyPublishers.ofString(body.toString()))
             .build();
     try {
       HttpResponse<String> r =
-          io.etcdoperator.sandbox.api.SelfSigned.httpClient(Duration.ofSeconds(5))
+          SelfSigned.httpClient(Duration.ofSeconds(5))
               .send(request, HttpResponse.BodyHandlers.ofString());
       JsonNode answer = mapper.readTree(r.body());
       if (r.statusCode() == 200) {

@@ -1,5 +1,7 @@
 package io.etcdoperator.sandbox.cli;
 
+import static org.slf4j.Logger.ROOT_LOGGER_NAME;
+
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.LoggerContext;
@@ -18,7 +20,7 @@ public final class Logging {
         || !(LoggerFactory.getILoggerFactory() instanceof LoggerContext ctx)) {
       return;
     }
-    ctx.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME).setLevel(Level.WARN);
+    ctx.getLogger(ROOT_LOGGER_NAME).setLevel(Level.WARN);
     ctx.getLogger("io.etcdoperator").setLevel(Level.INFO);
     Logger versions = ctx.getLogger("io.fabric8.kubernetes.client.dsl.internal.VersionUsageUtils");
     versions.setLevel(Level.ERROR);

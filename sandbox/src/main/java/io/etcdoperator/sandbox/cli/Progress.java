@@ -10,9 +10,12 @@ import java.io.PrintStream;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
+import java.util.regex.Pattern;
 
 /**
  * Shows what happens in a sandbox, one line per change: pods (phase, readiness, restarts, address)
@@ -33,7 +36,7 @@ final class Progress {
   private final Sandbox sandbox;
   private final PrintStream out;
   private final Map<String, String> shown = new HashMap<>();
-  private final java.util.Set<String> printed = new java.util.HashSet<>();
+  private final Set<String> printed = new HashSet<>();
 
   Progress(Sandbox sandbox, PrintStream out) {
     this.sandbox = sandbox;
@@ -141,11 +144,7 @@ final class Progress {
               .getItems()
               .stream()
               .filter(p -> p.getStatus() != null && p.getStatus().getPodIP() != null)
-              .filter(
-                  p ->
-                      p.getMetadata()
-                          .getName()
-                          .matches(java.util.regex.Pattern.quote(name) + "-\\d+"))
+              .filter(p -> p.getMetadata().getName().matches(Pattern.quote(name) + "-\\d+"))
               .map(p -> p.getStatus().getPodIP())
               .sorted()
               .toList();

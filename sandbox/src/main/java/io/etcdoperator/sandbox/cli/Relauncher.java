@@ -5,6 +5,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -33,7 +34,7 @@ public final class Relauncher {
     if (pid == null || pid.isBlank()) {
       return;
     }
-    java.util.Optional<ProcessHandle> parent = ProcessHandle.of(Long.parseLong(pid.trim()));
+    Optional<ProcessHandle> parent = ProcessHandle.of(Long.parseLong(pid.trim()));
     Thread t =
         new Thread(
             () -> {

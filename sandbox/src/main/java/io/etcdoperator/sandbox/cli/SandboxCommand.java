@@ -5,6 +5,8 @@ import io.etcdoperator.sandbox.OperatorLauncher;
 import io.etcdoperator.sandbox.Sandbox;
 import io.etcdoperator.sandbox.SandboxConfig;
 import io.etcdoperator.sandbox.SandboxException;
+import io.etcdoperator.sandbox.bench.BenchmarkCommand;
+import io.etcdoperator.sandbox.bench.ScaleBenchmarkCommand;
 import io.etcdoperator.sandbox.net.JvmHosts;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -34,11 +36,7 @@ import picocli.CommandLine.Option;
       "Needs root (mount namespaces) and the etcd binary (Debian's etcd-server).",
       "kubectl works against it: kubectl --kubeconfig <dir>/kubeconfig get etcdclusters,pods"
     },
-    subcommands = {
-      FaultCommand.class,
-      io.etcdoperator.sandbox.bench.BenchmarkCommand.class,
-      io.etcdoperator.sandbox.bench.ScaleBenchmarkCommand.class
-    })
+    subcommands = {FaultCommand.class, BenchmarkCommand.class, ScaleBenchmarkCommand.class})
 public final class SandboxCommand implements Callable<Integer> {
   static final String SAMPLE = "io/etcdoperator/sandbox/sample-etcdcluster.yaml";
 

@@ -1,5 +1,6 @@
 package io.etcdoperator.sandbox.controller;
 
+import io.fabric8.kubernetes.api.model.ConditionBuilder;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -143,7 +144,7 @@ public final class DisruptionController extends Controller {
         .withExpectedPods(expected)
         .withDisruptionsAllowed(allowed)
         .addToConditions(
-            new io.fabric8.kubernetes.api.model.ConditionBuilder()
+            new ConditionBuilder()
                 .withType("DisruptionAllowed")
                 .withStatus(allowed > 0 ? "True" : "False")
                 .withReason(allowed > 0 ? "SufficientPods" : "InsufficientPods")

@@ -1,8 +1,11 @@
 package io.etcdoperator.sandbox.controller;
 
-import io.etcdoperator.sandbox.kubelet.NodeStatus;
+import static io.etcdoperator.sandbox.kubelet.NodeStatus.LEASE_NAMESPACE;
+
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeCondition;
+import io.fabric8.kubernetes.api.model.NodeConditionBuilder;
+import io.fabric8.kubernetes.api.model.NodeStatus;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.api.model.Taint;
@@ -60,7 +63,7 @@ public final class NodeLifecycleController extends Controller {
   protected void reconcile() {
     Instant now = Instant.now();
     Map<String, Lease> leases = new HashMap<>();
-    for (Lease l : client.leases().inNamespace(NodeStatus.LEASE_NAMESPACE).list().getItems()) {
+    for (Lease l : client.leases().inNamespace(LEASE_NAMESPACE).list().getItems()) {
       leases.put(l.getMetadata().getName(), l);
     }
     List<Pod> pods = null;
@@ -126,10 +129,7 @@ public final class NodeLifecycleController extends Controller {
     List<NodeCondition> conditions = new ArrayList<>();
     List<NodeCondition> old =
         n.getStatus() == null || n.getStatus().getConditions() == null
-            ? List.of(
-                new io.fabric8.kubernetes.api.model.NodeConditionBuilder()
-                    .withType("Ready")
-                    .build())
+            ? List.of(new NodeConditionBuilder().withType("Ready").build())
             : n.getStatus().getConditions();
     for (NodeCondition c : old) {
       NodeCondition u = new NodeCondition();
@@ -142,7 +142,7 @@ public final class NodeLifecycleController extends Controller {
       conditions.add(u);
     }
     if (n.getStatus() == null) {
-      n.setStatus(new io.fabric8.kubernetes.api.model.NodeStatus());
+      n.setStatus(new NodeStatus());
     }
     n.getStatus().setConditions(conditions);
     client.nodes().resource(n).updateStatus();

@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodAffinityTerm;
 import io.fabric8.kubernetes.api.model.PreferredSchedulingTerm;
 import io.fabric8.kubernetes.api.model.Taint;
+import io.fabric8.kubernetes.api.model.TaintBuilder;
 import io.fabric8.kubernetes.api.model.Toleration;
 import io.fabric8.kubernetes.api.model.TopologySpreadConstraint;
 import io.fabric8.kubernetes.api.model.WeightedPodAffinityTerm;
@@ -125,10 +126,7 @@ public final class Placement {
     if (node.getSpec() != null
         && Boolean.TRUE.equals(node.getSpec().getUnschedulable())
         && !tolerated(
-            new io.fabric8.kubernetes.api.model.TaintBuilder()
-                .withKey(UNSCHEDULABLE_TAINT)
-                .withEffect("NoSchedule")
-                .build(),
+            new TaintBuilder().withKey(UNSCHEDULABLE_TAINT).withEffect("NoSchedule").build(),
             tolerations)) {
       return "node(s) were unschedulable";
     }

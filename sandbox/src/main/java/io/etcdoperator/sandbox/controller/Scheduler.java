@@ -1,6 +1,7 @@
 package io.etcdoperator.sandbox.controller;
 
 import io.fabric8.kubernetes.api.model.BindingBuilder;
+import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeSelectorTerm;
 import io.fabric8.kubernetes.api.model.PersistentVolume;
@@ -13,6 +14,7 @@ import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.storage.StorageClass;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -43,7 +45,7 @@ public final class Scheduler extends Controller {
   public static final String SELECTED_NODE = "volume.kubernetes.io/selected-node";
   private final Map<String, String> reported = new HashMap<>();
 
-  public Scheduler(KubernetesClient client, java.time.Duration resync) {
+  public Scheduler(KubernetesClient client, Duration resync) {
     super(client, "scheduler", resync);
   }
 
@@ -307,7 +309,7 @@ public final class Scheduler extends Controller {
           .events()
           .inNamespace(pod.getMetadata().getNamespace())
           .resource(
-              new io.fabric8.kubernetes.api.model.EventBuilder()
+              new EventBuilder()
                   .withNewMetadata()
                   .withGenerateName(pod.getMetadata().getName() + ".")
                   .withNamespace(pod.getMetadata().getNamespace())

@@ -2,12 +2,14 @@ package io.etcdoperator.sandbox.controller;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.fabric8.kubernetes.api.model.Volume;
@@ -20,6 +22,8 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.security.MessageDigest;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HexFormat;
@@ -71,8 +75,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * orphan claims (claims carry no owner unless a retention policy says Delete).
  */
 public final class StatefulSetController extends Controller {
-  private final java.util.Map<String, String> lastRefusal =
-      new java.util.concurrent.ConcurrentHashMap<>();
+  private final Map<String, String> lastRefusal = new ConcurrentHashMap<>();
   static final String REVISION_LABEL = "controller-revision-hash";
   static final String POD_NAME_LABEL = "statefulset.kubernetes.io/pod-name";
   static final String POD_INDEX_LABEL = "apps.kubernetes.io/pod-index";
@@ -411,7 +414,7 @@ public final class StatefulSetController extends Controller {
     }
     spec.setVolumes(volumes);
     Pod pod =
-        new io.fabric8.kubernetes.api.model.PodBuilder()
+        new PodBuilder()
             .withNewMetadata()
             .withName(podName)
             .withNamespace(set.getMetadata().getNamespace())
@@ -454,15 +457,14 @@ public final class StatefulSetController extends Controller {
     if (message.equals(lastRefusal.put(key, message))) {
       return;
     }
-    String now =
-        java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString();
+    String now = Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
     try {
       client
           .v1()
           .events()
           .inNamespace(set.getMetadata().getNamespace())
           .resource(
-              new io.fabric8.kubernetes.api.model.EventBuilder()
+              new EventBuilder()
                   .withNewMetadata()
                   .withName(set.getMetadata().getName() + "." + Long.toHexString(System.nanoTime()))
                   .withNamespace(set.getMetadata().getNamespace())

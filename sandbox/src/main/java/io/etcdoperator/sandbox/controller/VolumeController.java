@@ -16,8 +16,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.stream.Stream;
 
 /**
@@ -76,13 +79,13 @@ public final class VolumeController extends Controller {
   protected void reconcile() {
     List<PersistentVolumeClaim> claims =
         client.persistentVolumeClaims().inAnyNamespace().list().getItems();
-    Map<String, PersistentVolume> volumes = new java.util.HashMap<>();
+    Map<String, PersistentVolume> volumes = new HashMap<>();
     client
         .persistentVolumes()
         .list()
         .getItems()
         .forEach(v -> volumes.put(v.getMetadata().getName(), v));
-    Map<String, StorageClass> classes = new java.util.HashMap<>();
+    Map<String, StorageClass> classes = new HashMap<>();
     client
         .storage()
         .v1()
@@ -92,7 +95,7 @@ public final class VolumeController extends Controller {
         .forEach(c -> classes.put(c.getMetadata().getName(), c));
     List<Pod> pods = null;
     List<Path> keep = new ArrayList<>();
-    java.util.Set<String> uids = new java.util.HashSet<>();
+    Set<String> uids = new HashSet<>();
     for (PersistentVolumeClaim c : claims) {
       Path dir = config.claimDir(c);
       keep.add(dir);
@@ -356,14 +359,14 @@ public final class VolumeController extends Controller {
         c.getMetadata().getName(),
         capacity == null ? "?" : capacity.toString(),
         requested);
-    c.getStatus().setCapacity(new java.util.HashMap<>(c.getStatus().getCapacity()));
+    c.getStatus().setCapacity(new HashMap<>(c.getStatus().getCapacity()));
     c.getStatus().getCapacity().put("storage", requested);
     client
         .persistentVolumes()
         .withName(pv.getMetadata().getName())
         .edit(
             x -> {
-              x.getSpec().setCapacity(new java.util.HashMap<>(x.getSpec().getCapacity()));
+              x.getSpec().setCapacity(new HashMap<>(x.getSpec().getCapacity()));
               x.getSpec().getCapacity().put("storage", requested);
               return x;
             });

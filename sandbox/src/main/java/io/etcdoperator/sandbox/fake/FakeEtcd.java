@@ -34,7 +34,6 @@ import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -601,7 +600,7 @@ public final class FakeEtcd implements AutoCloseable {
     /** Each slot's client URLs, as published by its last start (empty before). Guarded by this. */
     private final List<List<String>> clientUrls;
 
-    private volatile List<io.etcd.jetcd.api.Member> memberList;
+    private volatile List<io.etcd.jetcd.api.Member> memberList; // FQN: clashes with FakeEtcd.Member
 
     private boolean observed; // guarded by this
     private long leader; // guarded by this
@@ -675,23 +674,23 @@ public final class FakeEtcd implements AutoCloseable {
       return new State(now, term);
     }
 
-    List<io.etcd.jetcd.api.Member> memberList() {
+    List<io.etcd.jetcd.api.Member> memberList() { // FQN: clashes with FakeEtcd.Member
       return memberList;
     }
 
     /** etcd lists members by ID. Called with the lock held, or from the constructor. */
-    private List<io.etcd.jetcd.api.Member> buildMemberList() {
-      List<io.etcd.jetcd.api.Member> list = new ArrayList<>();
+    private List<io.etcd.jetcd.api.Member> buildMemberList() { // FQN: clashes with FakeEtcd.Member
+      List<io.etcd.jetcd.api.Member> list = new ArrayList<>(); // FQN: clashes with FakeEtcd.Member
       for (int i = 0; i < ids.length; i++) {
         list.add(
-            io.etcd.jetcd.api.Member.newBuilder()
+            io.etcd.jetcd.api.Member.newBuilder() // FQN: clashes with FakeEtcd.Member
                 .setID(ids[i])
                 .setName(names[i])
                 .addAllPeerURLs(peerUrls.get(i))
                 .addAllClientURLs(clientUrls.get(i))
                 .build());
       }
-      list.sort(Comparator.comparing(io.etcd.jetcd.api.Member::getID, Long::compareUnsigned));
+      list.sort((a, b) -> Long.compareUnsigned(a.getID(), b.getID()));
       return List.copyOf(list);
     }
   }

@@ -3,6 +3,7 @@ package io.etcdoperator.sandbox.kubelet;
 import io.etcdoperator.sandbox.net.DnsServer;
 import io.etcdoperator.sandbox.net.HostsFile;
 import io.etcdoperator.sandbox.net.JvmHosts;
+import io.etcdoperator.sandbox.net.PeerLinks;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Service;
 import java.io.IOException;
@@ -11,9 +12,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Supplier;
 
 /**
@@ -52,13 +56,13 @@ public final class ClusterDns {
   /** Every record, pod names included (the DNS server leaves those out with peer links). */
   private volatile Map<String, List<String>> all = Map.of();
 
-  private io.etcdoperator.sandbox.net.PeerLinks peers;
+  private PeerLinks peers;
   private DnsServer server;
-  private final java.util.Set<String> partitioned = new java.util.TreeSet<>();
-  private java.util.function.Supplier<String> blackHole;
+  private final Set<String> partitioned = new TreeSet<>();
+  private Supplier<String> blackHole;
 
   /** What each pod's hosts file holds now, by pod UID: a file is written only when it changes. */
-  private final Map<String, String> podHosts = new java.util.HashMap<>();
+  private final Map<String, String> podHosts = new HashMap<>();
 
   /** The records last published to the JVM's hosts file. */
   private Map<String, List<String>> publishedToJvm = Map.of();
@@ -88,12 +92,12 @@ public final class ClusterDns {
    * its links to them, and the DNS server no longer answers pod names (so that no lookup goes
    * around a link); other pods' hosts files map pod names to the pods' addresses.
    */
-  public synchronized void usePeerLinks(io.etcdoperator.sandbox.net.PeerLinks links) {
+  public synchronized void usePeerLinks(PeerLinks links) {
     this.peers = links;
   }
 
   /** The peer links, or null when members reach each other directly. */
-  public synchronized io.etcdoperator.sandbox.net.PeerLinks peerLinks() {
+  public synchronized PeerLinks peerLinks() {
     return peers;
   }
 
@@ -151,7 +155,7 @@ public final class ClusterDns {
    * @param blackHole the black-hole address, asked for when first needed
    */
   public synchronized void partition(
-      String namespace, String pod, boolean on, java.util.function.Supplier<String> blackHole) {
+      String namespace, String pod, boolean on, Supplier<String> blackHole) {
     this.blackHole = blackHole;
     if (on) {
       partitioned.add(namespace + "/" + pod);
@@ -162,8 +166,8 @@ public final class ClusterDns {
   }
 
   /** The pods partitioned from the JVM now ({@code namespace/name}). */
-  public synchronized java.util.Set<String> partitioned() {
-    return java.util.Set.copyOf(partitioned);
+  public synchronized Set<String> partitioned() {
+    return Set.copyOf(partitioned);
   }
 
   /** Every fully qualified record now. */
@@ -177,7 +181,7 @@ public final class ClusterDns {
     live.sort(Comparator.comparing(p -> p.pod().getMetadata().getName()));
     // Pods by namespace and label: a Service's selector looks at the pods of its rarest label only
     // (a thousand Services over a thousand pods must not cost a million matches per change).
-    Map<String, List<LivePod>> byLabel = new java.util.HashMap<>();
+    Map<String, List<LivePod>> byLabel = new HashMap<>();
     for (LivePod lp : live) {
       Map<String, String> labels = lp.pod().getMetadata().getLabels();
       if (labels != null) {

@@ -15,6 +15,7 @@ import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -41,7 +42,7 @@ import java.util.regex.Pattern;
  * @param image what the image resolved to, for the log (empty when no etcd binary runs)
  */
 public record ContainerConfig(
-    List<String> argv, Map<String, String> env, boolean etcd, java.util.Optional<String> image) {
+    List<String> argv, Map<String, String> env, boolean etcd, Optional<String> image) {
   /** The etcd tools whose local binaries follow the image's version. */
   private static final List<String> ETCD_TOOLS = List.of("etcd", "etcdctl", "etcdutl");
 
@@ -107,7 +108,7 @@ public record ContainerConfig(
       // the operator's image: its entrypoint, as this JVM's classes (see OperatorImage)
       List<String> args =
           nullSafe(c.getArgs()).stream().map(a -> EnvExpansion.expand(a, env)).toList();
-      return new ContainerConfig(OperatorImage.argv(args), env, false, java.util.Optional.empty());
+      return new ContainerConfig(OperatorImage.argv(args), env, false, Optional.empty());
     }
     List<String> argv = new ArrayList<>();
     boolean etcd;
@@ -120,12 +121,12 @@ public record ContainerConfig(
       tool = first.substring(first.lastIndexOf('/') + 1);
       etcd = tool.equals("etcd");
     }
-    java.util.Optional<String> image = java.util.Optional.empty();
+    Optional<String> image = Optional.empty();
     if (ETCD_TOOLS.contains(tool)) {
       EtcdImages.Resolution r = images.resolve(c.getImage());
       argv.add(r.tool(tool));
       image =
-          java.util.Optional.of(
+          Optional.of(
               c.getImage()
                   + " runs the sandbox's etcd "
                   + r.version()

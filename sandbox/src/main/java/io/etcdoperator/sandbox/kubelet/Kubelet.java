@@ -2,7 +2,10 @@ package io.etcdoperator.sandbox.kubelet;
 
 import io.etcdoperator.sandbox.SandboxConfig;
 import io.etcdoperator.sandbox.api.handlers.DeletionHandler;
+import io.etcdoperator.sandbox.fake.FakeEtcd;
 import io.etcdoperator.sandbox.net.AddressPool;
+import io.etcdoperator.sandbox.net.BlackHole;
+import io.etcdoperator.sandbox.net.PeerLinks;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -15,17 +18,22 @@ import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -67,17 +75,16 @@ public final class Kubelet implements AutoCloseable {
   private final Thread statusWriter;
   private final Objects objects;
   private final EtcdImages etcdImages;
-  private final io.etcdoperator.sandbox.fake.FakeEtcd fakeEtcd;
+  private final FakeEtcd fakeEtcd;
   private SharedIndexInformer<Pod> podInformer;
   private SharedIndexInformer<Service> serviceInformer;
-  private final java.util.concurrent.atomic.AtomicBoolean refreshQueued =
-      new java.util.concurrent.atomic.AtomicBoolean();
+  private final AtomicBoolean refreshQueued = new AtomicBoolean();
   private volatile boolean closed;
-  private final Set<String> nodes = new java.util.concurrent.ConcurrentSkipListSet<>();
+  private final Set<String> nodes = new ConcurrentSkipListSet<>();
   private final Set<String> down = ConcurrentHashMap.newKeySet();
-  private final Map<String, java.time.Instant> statusPosted = new ConcurrentHashMap<>();
+  private final Map<String, Instant> statusPosted = new ConcurrentHashMap<>();
   private String dnsAddress;
-  private io.etcdoperator.sandbox.net.BlackHole blackHole;
+  private BlackHole blackHole;
 
   /**
    * Guards {@link #blackHole}, and only it: ClusterDns asks for the address while it holds its own
@@ -93,7 +100,7 @@ public final class Kubelet implements AutoCloseable {
     this.addresses = addresses;
     this.dns = new ClusterDns(sandboxId, config.dnsDir(), this::services, this::livePods);
     if (config.peerLinks()) {
-      dns.usePeerLinks(new io.etcdoperator.sandbox.net.PeerLinks(addresses, dns::resolve));
+      dns.usePeerLinks(new PeerLinks(addresses, dns::resolve));
     }
     this.prober = new Prober(dns::resolve);
     this.scheduler =
@@ -107,7 +114,7 @@ public final class Kubelet implements AutoCloseable {
     this.objects = new DirectObjects();
     this.nodes.addAll(config.nodeNames());
     this.etcdImages = EtcdImages.scan(config.etcdBinaries());
-    this.fakeEtcd = config.fakeEtcd() ? new io.etcdoperator.sandbox.fake.FakeEtcd() : null;
+    this.fakeEtcd = config.fakeEtcd() ? new FakeEtcd() : null;
     LOG.info(
         "etcd images run the local versions {} (from {})",
         etcdImages.versions(),
@@ -117,7 +124,7 @@ public final class Kubelet implements AutoCloseable {
   }
 
   /** Starts the kubelet and the cluster DNS server (on a loopback address of its own). */
-  public void start() throws java.io.IOException {
+  public void start() throws IOException {
     dnsAddress = addresses.acquire();
     dns.startServer(dnsAddress);
     serviceInformer = client.services().inAnyNamespace().inform(new Handler<>(dns::refresh), 0);
@@ -160,9 +167,9 @@ public final class Kubelet implements AutoCloseable {
     }
     try {
       NodeStatus.renewLease(client, node, config.nodeMonitorGracePeriod());
-      java.time.Instant last = statusPosted.get(node);
+      Instant last = statusPosted.get(node);
       if (NodeStatus.post(client, node, last)) {
-        statusPosted.put(node, java.time.Instant.now());
+        statusPosted.put(node, Instant.now());
       }
     } catch (KubernetesClientException e) {
       LOG.debug("node {}: heartbeat failed: {}", node, e.getMessage());
@@ -252,7 +259,7 @@ public final class Kubelet implements AutoCloseable {
    * The load generator that answers etcd containers when the config asks for it ({@link
    * SandboxConfig#fakeEtcd}, benchmarks only), else null.
    */
-  io.etcdoperator.sandbox.fake.FakeEtcd fakeEtcd() {
+  FakeEtcd fakeEtcd() {
     return fakeEtcd;
   }
 
@@ -353,7 +360,7 @@ public final class Kubelet implements AutoCloseable {
           w.requestStop();
         }
       }
-      Set<String> running = new java.util.HashSet<>(workers.keySet());
+      Set<String> running = new HashSet<>(workers.keySet());
       for (Pod p : inApi.values()) {
         if (p.getMetadata().getDeletionTimestamp() != null
             && up(p.getSpec().getNodeName())
@@ -394,7 +401,7 @@ public final class Kubelet implements AutoCloseable {
       for (PodWorker other : workers.values()) {
         if (other != w
             && other.key().equals(w.key())
-            && java.util.Objects.equals(other.node(), w.node())
+            && java.util.Objects.equals(other.node(), w.node()) // FQN: clashes with Kubelet.Objects
             && !other.isTerminated()) {
           previous = other;
         }
@@ -477,7 +484,6 @@ public final class Kubelet implements AutoCloseable {
     return serviceInformer == null ? List.of() : serviceInformer.getStore().list();
   }
 
-  /** The worker of a pod, by namespace and name (the live one), or null. */
   /**
    * Partitions a pod from the operator (this JVM) or heals it (see {@link ClusterDns#partition}):
    * its names resolve, in this JVM only, to a black hole on a loopback address of its own.
@@ -507,10 +513,10 @@ public final class Kubelet implements AutoCloseable {
                 .redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.DISCARD)
                 .start();
-        if (!p.waitFor(5, java.util.concurrent.TimeUnit.SECONDS)) {
+        if (!p.waitFor(5, TimeUnit.SECONDS)) {
           p.destroyForcibly();
         }
-      } catch (java.io.IOException e) {
+      } catch (IOException e) {
         LOG.warn("could not reset connections to {}:{}: {}", ip, port, e.toString());
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
@@ -523,17 +529,16 @@ public final class Kubelet implements AutoCloseable {
     synchronized (blackHoleLock) {
       if (blackHole == null) {
         try {
-          blackHole =
-              new io.etcdoperator.sandbox.net.BlackHole(
-                  addresses.acquire(), List.of(2379, 2380, 2381));
-        } catch (java.io.IOException e) {
-          throw new java.io.UncheckedIOException(e);
+          blackHole = new BlackHole(addresses.acquire(), List.of(2379, 2380, 2381));
+        } catch (IOException e) {
+          throw new UncheckedIOException(e);
         }
       }
       return blackHole.address();
     }
   }
 
+  /** The worker of a pod, by namespace and name (the live one), or null. */
   public PodHandle pod(String namespace, String name) {
     String key = namespace + "/" + name;
     for (PodWorker w : workers.values()) {

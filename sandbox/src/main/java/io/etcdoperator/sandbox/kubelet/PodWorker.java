@@ -1,8 +1,10 @@
 package io.etcdoperator.sandbox.kubelet;
 
+import io.etcdoperator.sandbox.fake.FakeEtcd;
 import io.etcdoperator.sandbox.process.ProcessLauncher;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
+import io.fabric8.kubernetes.api.model.ContainerStatusBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.api.model.PodConditionBuilder;
@@ -12,6 +14,7 @@ import io.fabric8.kubernetes.api.model.PodStatusBuilder;
 import io.fabric8.kubernetes.api.model.Probe;
 import io.fabric8.kubernetes.api.model.VolumeMount;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -21,8 +24,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -107,7 +112,7 @@ final class PodWorker {
         return false;
       }
       try {
-        if (stopRequested.await(100, java.util.concurrent.TimeUnit.MILLISECONDS)) {
+        if (stopRequested.await(100, TimeUnit.MILLISECONDS)) {
           return false;
         }
       } catch (InterruptedException e) {
@@ -140,7 +145,7 @@ final class PodWorker {
 
   /** Waits until every process of the pod is gone. */
   boolean awaitTermination(Duration timeout) throws InterruptedException {
-    return terminated.await(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+    return terminated.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   boolean stopping() {
@@ -182,7 +187,7 @@ final class PodWorker {
           pendingReason = "ContainerCreating";
           pendingMessage = e.getMessage();
           changed();
-          if (stopRequested.await(100, java.util.concurrent.TimeUnit.MILLISECONDS)) {
+          if (stopRequested.await(100, TimeUnit.MILLISECONDS)) {
             return;
           }
         }
@@ -242,7 +247,7 @@ final class PodWorker {
       }
       changed();
       while (r.isAlive()) {
-        if (stopRequested.await(100, java.util.concurrent.TimeUnit.MILLISECONDS)) {
+        if (stopRequested.await(100, TimeUnit.MILLISECONDS)) {
           return false;
         }
       }
@@ -315,7 +320,7 @@ final class PodWorker {
       }
       return new ArrayList<>(v.claims().keySet());
     } catch (IOException e) {
-      throw new java.io.UncheckedIOException(e);
+      throw new UncheckedIOException(e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted");
@@ -339,8 +344,7 @@ final class PodWorker {
     for (ContainerRunner r : containers()) {
       any |= r.kill();
     }
-    java.util.concurrent.CompletableFuture.delayedExecutor(
-            down.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)
+    CompletableFuture.delayedExecutor(down.toMillis(), TimeUnit.MILLISECONDS)
         .execute(
             () -> {
               synchronized (hold) {
@@ -429,7 +433,7 @@ final class PodWorker {
         pod.getSpec().getHostname() != null
             ? pod.getSpec().getHostname()
             : pod.getMetadata().getName();
-    io.etcdoperator.sandbox.fake.FakeEtcd fake = kubelet.fakeEtcd();
+    FakeEtcd fake = kubelet.fakeEtcd();
     if (cfg.etcd() && fake != null) {
       return fakeEtcd(fake, c, cfg, hostname, mounts);
     }
@@ -461,7 +465,7 @@ final class PodWorker {
    * generator's member lives as long as that process, frozen while it is stopped (SIGSTOP).
    */
   private Process fakeEtcd(
-      io.etcdoperator.sandbox.fake.FakeEtcd fake,
+      FakeEtcd fake,
       Container c,
       ContainerConfig cfg,
       String hostname,
@@ -471,7 +475,7 @@ final class PodWorker {
         ProcessLauncher.start(processSpec(List.of("sleep", "infinity"), c, cfg, hostname, mounts));
     long pid = p.pid();
     Path stat = Path.of("/proc", String.valueOf(pid), "stat");
-    io.etcdoperator.sandbox.fake.FakeEtcd.Member member;
+    FakeEtcd.Member member;
     try {
       member = fake.start(cfg.argv(), cfg.env(), () -> stopped(stat));
     } catch (IOException | RuntimeException e) {
@@ -667,7 +671,7 @@ final class PodWorker {
       allFinished = false;
       for (Container c : pod.getSpec().getContainers()) {
         statuses.add(
-            new io.fabric8.kubernetes.api.model.ContainerStatusBuilder()
+            new ContainerStatusBuilder()
                 .withName(c.getName())
                 .withImage(c.getImage())
                 .withReady(false)

@@ -12,11 +12,14 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
@@ -65,7 +68,7 @@ final class Volumes {
    * files as they were. Returns the names of the volumes that changed.
    */
   List<String> refresh(Kubelet kubelet) throws IOException {
-    List<String> changed = new java.util.ArrayList<>();
+    List<String> changed = new ArrayList<>();
     for (Map.Entry<String, Volume> e : projected.entrySet()) {
       Path dir = byName.get(e.getKey());
       Map<String, AtomicFiles.Entry> files = files(kubelet, namespace, e.getValue());
@@ -127,7 +130,7 @@ final class Volumes {
       defaultMode = v.getConfigMap().getDefaultMode();
     }
     int mode = defaultMode == null ? 0644 : defaultMode;
-    Map<String, AtomicFiles.Entry> files = new java.util.TreeMap<>();
+    Map<String, AtomicFiles.Entry> files = new TreeMap<>();
     if (items == null || items.isEmpty()) {
       data.forEach((k, b) -> files.put(k, new AtomicFiles.Entry(b, mode)));
     } else {
@@ -161,8 +164,7 @@ final class Volumes {
     Path f = podDir.resolve("termination").resolve(container);
     try {
       byte[] b = Files.exists(f) ? Files.readAllBytes(f) : new byte[0];
-      String s =
-          new String(b, 0, Math.min(b.length, 4096), java.nio.charset.StandardCharsets.UTF_8);
+      String s = new String(b, 0, Math.min(b.length, 4096), StandardCharsets.UTF_8);
       return s.trim();
     } catch (IOException e) {
       return "";
@@ -262,7 +264,7 @@ final class Volumes {
             .redirectErrorStream(true)
             .start();
     try {
-      if (!p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS) || p.exitValue() != 0) {
+      if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
         throw new IOException(
             "could not apply fsGroup "
                 + gid

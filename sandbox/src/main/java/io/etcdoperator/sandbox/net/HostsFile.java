@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 
@@ -37,7 +38,7 @@ public final class HostsFile {
    */
   public static synchronized void replace(Path file, String content) throws IOException {
     byte[] bytes = content.getBytes(StandardCharsets.UTF_8);
-    if (Files.exists(file) && java.util.Arrays.equals(Files.readAllBytes(file), bytes)) {
+    if (Files.exists(file) && Arrays.equals(Files.readAllBytes(file), bytes)) {
       return;
     }
     Path dir = file.toAbsolutePath().getParent();
@@ -57,7 +58,7 @@ public final class HostsFile {
    */
   public static synchronized void write(Path file, String content) throws IOException {
     byte[] bytes = content.getBytes(StandardCharsets.UTF_8);
-    if (Files.exists(file) && java.util.Arrays.equals(Files.readAllBytes(file), bytes)) {
+    if (Files.exists(file) && Arrays.equals(Files.readAllBytes(file), bytes)) {
       return;
     }
     Files.createDirectories(file.toAbsolutePath().getParent());

@@ -1,5 +1,6 @@
 package io.etcdoperator.sandbox.net;
 
+import java.io.Closeable;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -12,7 +13,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -132,8 +135,8 @@ public final class PeerLinks implements AutoCloseable {
   }
 
   /** The pods of a namespace that have links, to or from them. */
-  public synchronized java.util.Set<String> pods(String namespace) {
-    java.util.Set<String> pods = new java.util.TreeSet<>();
+  public synchronized Set<String> pods(String namespace) {
+    Set<String> pods = new TreeSet<>();
     for (String k : links.keySet()) {
       if (k.startsWith(namespace + "/")) {
         String[] ends = k.substring(namespace.length() + 1).split("->");
@@ -319,7 +322,7 @@ public final class PeerLinks implements AutoCloseable {
     t.start();
   }
 
-  private static void closeQuietly(java.io.Closeable c) {
+  private static void closeQuietly(Closeable c) {
     try {
       c.close();
     } catch (IOException e) {

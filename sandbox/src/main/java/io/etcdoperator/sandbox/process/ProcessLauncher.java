@@ -1,8 +1,11 @@
 package io.etcdoperator.sandbox.process;
 
+import java.io.File;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -137,7 +140,7 @@ public final class ProcessLauncher {
     Files.createDirectories(spec.logFile().toAbsolutePath().getParent());
     pb.redirectErrorStream(true);
     pb.redirectOutput(ProcessBuilder.Redirect.appendTo(spec.logFile().toFile()));
-    pb.redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+    pb.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
     return pb.start();
   }
 
@@ -146,13 +149,12 @@ public final class ProcessLauncher {
    * marker is gone from its arguments; the command may have exec'd further since), so that its
    * namespaces and mounts are in place; false if it exited or did not get there within the timeout.
    */
-  public static boolean awaitExec(Process p, java.time.Duration timeout) {
+  public static boolean awaitExec(Process p, Duration timeout) {
     Path cmdline = Path.of("/proc", String.valueOf(p.pid()), "cmdline");
     long deadline = System.nanoTime() + timeout.toNanos();
     while (p.isAlive() && System.nanoTime() < deadline) {
       try {
-        String args =
-            new String(Files.readAllBytes(cmdline), java.nio.charset.StandardCharsets.UTF_8);
+        String args = new String(Files.readAllBytes(cmdline), StandardCharsets.UTF_8);
         if (!args.isEmpty() && !List.of(args.split("\0")).contains(SETUP_MARKER)) {
           return true;
         }

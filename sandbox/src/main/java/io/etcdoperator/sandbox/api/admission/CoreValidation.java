@@ -2,6 +2,7 @@ package io.etcdoperator.sandbox.api.admission;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.fabric8.kubernetes.api.model.Quantity;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.Iterator;
@@ -348,9 +349,7 @@ public final class CoreValidation {
       return -1;
     }
     try {
-      return new io.fabric8.kubernetes.api.model.Quantity(q.asText())
-          .getNumericalAmount()
-          .longValue();
+      return new Quantity(q.asText()).getNumericalAmount().longValue();
     } catch (IllegalArgumentException | ArithmeticException ex) {
       return -1;
     }

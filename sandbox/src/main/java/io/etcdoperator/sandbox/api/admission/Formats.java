@@ -1,6 +1,7 @@
 package io.etcdoperator.sandbox.api.admission;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.regex.Pattern;
 
@@ -172,7 +173,7 @@ public final class Formats {
   /** Whether the text is an IPv4 or IPv6 address literal. */
   public static boolean isIp(String v) {
     return v.matches("(\\d{1,3})(\\.\\d{1,3}){3}")
-            && java.util.Arrays.stream(v.split("\\.")).allMatch(p -> Integer.parseInt(p) <= 255)
+            && Arrays.stream(v.split("\\.")).allMatch(p -> Integer.parseInt(p) <= 255)
         || (v.contains(":") && Pattern.matches("[0-9a-fA-F:.]+", v));
   }
 }

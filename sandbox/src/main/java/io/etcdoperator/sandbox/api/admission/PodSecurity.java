@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
 /**
@@ -265,7 +266,7 @@ public final class PodSecurity {
 
   private static void containersWhere(
       List<JsonNode> containers,
-      java.util.function.Predicate<JsonNode> bad,
+      Predicate<JsonNode> bad,
       Function<String, String> reason,
       List<String> out) {
     List<String> names = new ArrayList<>();

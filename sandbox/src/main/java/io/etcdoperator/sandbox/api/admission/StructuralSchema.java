@@ -2,12 +2,14 @@ package io.etcdoperator.sandbox.api.admission;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Pattern;
 
 /**
  * A CRD version's OpenAPI v3 schema applied to a custom resource as the API server applies it, in
@@ -199,8 +201,7 @@ public final class StructuralSchema {
                     + s.get("minLength").asInt()
                     + " chars long"));
       }
-      if (s.has("pattern")
-          && !java.util.regex.Pattern.compile(s.get("pattern").asText()).matcher(t).find()) {
+      if (s.has("pattern") && !Pattern.compile(s.get("pattern").asText()).matcher(t).find()) {
         e.add(
             FieldError.invalid(
                 field, v, field + " in body should match '" + s.get("pattern").asText() + "'"));
@@ -416,6 +417,6 @@ public final class StructuralSchema {
 
   /** An empty array, for callers that build lists. */
   static ArrayNode emptyArray() {
-    return com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.arrayNode();
+    return JsonNodeFactory.instance.arrayNode();
   }
 }

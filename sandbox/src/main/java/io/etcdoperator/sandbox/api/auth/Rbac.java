@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
 import io.fabric8.kubernetes.api.model.rbac.PolicyRule;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
 import io.fabric8.kubernetes.api.model.rbac.Role;
 import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 import io.fabric8.kubernetes.api.model.rbac.RoleRef;
@@ -52,7 +53,7 @@ public final class Rbac {
    */
   private static final List<PolicyRule> BASIC_USER =
       List.of(
-          new io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder()
+          new PolicyRuleBuilder()
               .withApiGroups("authorization.k8s.io")
               .withResources("selfsubjectaccessreviews", "selfsubjectrulesreviews")
               .withVerbs("create")

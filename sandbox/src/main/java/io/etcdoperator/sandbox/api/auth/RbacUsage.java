@@ -9,7 +9,9 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * What one identity asked the API server for: every distinct (verb, API group, resource or
@@ -69,14 +71,11 @@ public final class RbacUsage {
   }
 
   private final Set<Use> uses = ConcurrentHashMap.newKeySet();
-  private final Map<String, java.util.concurrent.atomic.LongAdder> requests =
-      new ConcurrentHashMap<>();
+  private final Map<String, LongAdder> requests = new ConcurrentHashMap<>();
 
   public void record(RequestInfo request, boolean allowed) {
     if (request.resourceRequest()) {
-      requests
-          .computeIfAbsent(request.verb(), v -> new java.util.concurrent.atomic.LongAdder())
-          .increment();
+      requests.computeIfAbsent(request.verb(), v -> new LongAdder()).increment();
       uses.add(
           new Use(
               request.verb(),
@@ -92,14 +91,13 @@ public final class RbacUsage {
    * one counted, not only distinct uses.
    */
   public Map<String, Long> requests() {
-    Map<String, Long> out = new java.util.TreeMap<>();
+    Map<String, Long> out = new TreeMap<>();
     requests.forEach((verb, n) -> out.put(verb, n.sum()));
     return out;
   }
 
   /** The verbs that change what the API server holds. */
-  public static final java.util.Set<String> WRITES =
-      java.util.Set.of("create", "update", "patch", "delete");
+  public static final Set<String> WRITES = Set.of("create", "update", "patch", "delete");
 
   /** How many requests so far changed what the API server holds ({@link #WRITES}). */
   public long writes() {
