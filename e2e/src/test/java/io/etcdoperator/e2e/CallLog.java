@@ -1,6 +1,6 @@
 package io.etcdoperator.e2e;
 
-import io.etcdoperator.operator.CallHook;
+import io.etcdoperator.operator.act.CallHook;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,6 +1,6 @@
 package io.etcdoperator.e2e;
 
-import io.etcdoperator.operator.CallHook;
+import io.etcdoperator.operator.act.CallHook;
 import io.etcdoperator.sandbox.Sandbox;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;

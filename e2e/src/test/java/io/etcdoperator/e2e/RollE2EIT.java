@@ -3,7 +3,7 @@ package io.etcdoperator.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.etcdoperator.operator.CallHook;
+import io.etcdoperator.operator.act.CallHook;
 import io.etcdoperator.operator.OperatorSettings;
 import io.etcdoperator.sandbox.SandboxConfig;
 import io.etcdoperator.testing.RecordingWriter;

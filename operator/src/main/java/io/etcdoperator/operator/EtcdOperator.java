@@ -33,8 +33,9 @@ import org.slf4j.LoggerFactory;
  * leader election on a Lease when configured, and the health and metrics endpoint. {@link #start}
  * returns once the controller runs (or waits for leadership); {@link #close} stops it all.
  *
- * <p>The operator writes without server-side apply (status by JSON patch, objects by update with a
- * resourceVersion), so that a real API server and fabric8's mock server see the same requests.
+ * <p>The operator writes without server-side apply (status by a PUT of the status subresource,
+ * objects by update, both with a resourceVersion), so that a real API server and fabric8's mock
+ * server see the same requests.
  */
 public final class EtcdOperator implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(EtcdOperator.class);

@@ -10,6 +10,7 @@ import ch.qos.logback.core.joran.spi.ConsoleTarget;
 import ch.qos.logback.core.spi.ContextAwareBase;
 import java.util.Map;
 import java.util.function.UnaryOperator;
+import org.slf4j.Logger;
 
 /**
  * The operator's logging, set up in code (found by logback as a service): logs go to stderr (stdout
@@ -81,7 +82,7 @@ public final class LogConfigurator extends ContextAwareBase implements Configura
     stderr.start();
 
     LEVELS.forEach((name, level) -> context.getLogger(name).setLevel(level));
-    ch.qos.logback.classic.Logger root = context.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
+    ch.qos.logback.classic.Logger root = context.getLogger(Logger.ROOT_LOGGER_NAME);
     root.setLevel(Level.toLevel(env.apply("LOG_LEVEL"), Level.INFO));
     root.addAppender(stderr);
     return ExecutionStatus.DO_NOT_INVOKE_NEXT_IF_ANY;

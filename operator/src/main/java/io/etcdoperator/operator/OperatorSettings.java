@@ -1,5 +1,7 @@
 package io.etcdoperator.operator;
 
+import io.etcdoperator.operator.act.CallHook;
+import io.etcdoperator.operator.model.Names;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.Set;
@@ -26,8 +28,7 @@ public record OperatorSettings(
     CallHook callHook,
     String operatorImage) {
   /** The image of this build, as deploy/ names it; $OPERATOR_IMAGE in the Deployment overrides. */
-  public static final String DEFAULT_IMAGE =
-      io.etcdoperator.operator.model.Names.DEFAULT_OPERATOR_IMAGE;
+  public static final String DEFAULT_IMAGE = Names.DEFAULT_OPERATOR_IMAGE;
 
   public OperatorSettings {
     namespaces = Set.copyOf(namespaces);

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import io.fabric8.generator.annotation.Default;
 import io.fabric8.generator.annotation.Min;
+import io.fabric8.generator.annotation.Pattern;
 import io.fabric8.generator.annotation.ValidationRule;
 import io.fabric8.kubernetes.model.annotation.SpecReplicas;
 import java.util.Map;
@@ -84,7 +85,7 @@ public class EtcdClusterSpec {
           + " healthy. Absent: only to recover from a NOSPACE alarm.")
   private DefragmentationSpec defragmentation;
 
-  @io.fabric8.generator.annotation.Pattern("^([0-9]+(d|h|m|s))+$")
+  @Pattern("^([0-9]+(d|h|m|s))+$")
   @JsonPropertyDescription(
       "How long a member whose node is lost may stay away before it is replaced, e.g. 10m or"
           + " 1h30m. Unset: never replaced automatically. It is replaced only when the others keep"

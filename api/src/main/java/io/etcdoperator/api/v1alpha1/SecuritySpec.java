@@ -3,6 +3,7 @@ package io.etcdoperator.api.v1alpha1;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.generator.annotation.ValidationRule;
 import java.util.Objects;
 
@@ -39,26 +40,26 @@ public class SecuritySpec {
   @JsonPropertyDescription(
       "An older shape of aenix's API, kept only to be refused with a message: use"
           + " spec.security.tls.")
-  private com.fasterxml.jackson.databind.JsonNode peer;
+  private JsonNode peer;
 
   @JsonPropertyDescription(
       "An older shape of aenix's API, kept only to be refused with a message: use"
           + " spec.security.tls.")
-  private com.fasterxml.jackson.databind.JsonNode clientServer;
+  private JsonNode clientServer;
 
-  public com.fasterxml.jackson.databind.JsonNode getPeer() {
+  public JsonNode getPeer() {
     return peer;
   }
 
-  public void setPeer(com.fasterxml.jackson.databind.JsonNode peer) {
+  public void setPeer(JsonNode peer) {
     this.peer = peer;
   }
 
-  public com.fasterxml.jackson.databind.JsonNode getClientServer() {
+  public JsonNode getClientServer() {
     return clientServer;
   }
 
-  public void setClientServer(com.fasterxml.jackson.databind.JsonNode clientServer) {
+  public void setClientServer(JsonNode clientServer) {
     this.clientServer = clientServer;
   }
 

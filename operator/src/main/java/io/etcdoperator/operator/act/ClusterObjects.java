@@ -1,7 +1,6 @@
 package io.etcdoperator.operator.act;
 
 import io.etcdoperator.api.v1alpha1.EtcdCluster;
-import io.etcdoperator.operator.CallHook;
 import io.etcdoperator.operator.model.EtcdClusterModel;
 import io.etcdoperator.operator.model.Names;
 import io.etcdoperator.operator.plan.Plan;
@@ -20,8 +19,11 @@ import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Function;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
 
 /**
  * Keeps a cluster's objects as the plan wants them: the Services, the cluster-state ConfigMap, the
@@ -104,7 +106,7 @@ public final class ClusterObjects {
                   state,
                   () -> map,
                   live.named(ConfigMap.class, Names.clusterStateConfigMap(name)),
-                  l -> java.util.Objects.equals(map.getData(), l.getData()));
+                  l -> Objects.equals(map.getData(), l.getData()));
             });
     // Members read the cluster-state ConfigMap at start: no pod is started or added on one that is
     // not as planned (its write refused, or another's of the same name).
@@ -118,7 +120,7 @@ public final class ClusterObjects {
                       "statefulset " + replicas,
                       () -> model.statefulSet(replicas),
                       live.named(StatefulSet.class, Names.statefulSet(name)),
-                      l -> java.util.Objects.equals(replicas, l.getSpec().getReplicas())));
+                      l -> Objects.equals(replicas, l.getSpec().getReplicas())));
     }
     plan.claimMembers()
         .forEach((claim, member) -> markClaim(model, claim, member, plan.claimClusterId()));
@@ -175,9 +177,9 @@ public final class ClusterObjects {
   private <R extends HasMetadata> void ensure(
       Class<R> type,
       Object key,
-      java.util.function.Supplier<R> build,
+      Supplier<R> build,
       Optional<R> live,
-      java.util.function.Predicate<R> ownedFieldsHold) {
+      Predicate<R> ownedFieldsHold) {
     String hash = memo.hash(key, () -> DesiredHash.of(build.get()));
     if (live.isEmpty()) {
       R desired = build.get();

@@ -1,16 +1,19 @@
 package io.etcdoperator.operator.act;
 
-import io.etcdoperator.operator.CallHook;
 import io.etcdoperator.operator.model.Names;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,10 +51,7 @@ final class ObjectWriter {
    * replicas, a ConfigMap's data): the object is built only when it must be written.
    */
   <T extends HasMetadata> Optional<T> ensure(
-      String hash,
-      java.util.function.Supplier<T> build,
-      Optional<T> live,
-      java.util.function.Predicate<T> ownedFieldsHold) {
+      String hash, Supplier<T> build, Optional<T> live, Predicate<T> ownedFieldsHold) {
     if (live.isPresent()
         && hash.equals(DesiredHash.on(live.get()))
         && ownedFieldsHold.test(live.get())) {
@@ -116,10 +116,9 @@ final class ObjectWriter {
   }
 
   /** What a user can mean to change in claim templates: class, access modes, size. */
-  private static java.util.List<String> claimRequests(
-      java.util.List<io.fabric8.kubernetes.api.model.PersistentVolumeClaim> templates) {
+  private static List<String> claimRequests(List<PersistentVolumeClaim> templates) {
     if (templates == null) {
-      return java.util.List.of();
+      return List.of();
     }
     return templates.stream()
         .map(

@@ -1,6 +1,5 @@
 package io.etcdoperator.operator.act;
 
-import io.etcdoperator.operator.CallHook;
 import io.etcdoperator.operator.etcd.DefragResult;
 import io.etcdoperator.operator.etcd.EtcdException;
 import io.etcdoperator.operator.etcd.EtcdFailure;

@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.function.Consumer;
 
 /**
  * Takes one backup: what the agent pod of an EtcdBackup runs.
@@ -49,12 +50,12 @@ public final class BackupAgent {
 
   private final EtcdService etcd;
   private final Clock clock;
-  private final java.util.function.Consumer<String> progress;
+  private final Consumer<String> progress;
 
   /**
    * @param progress where to say what it does (the agent's output: its pod's log)
    */
-  public BackupAgent(EtcdService etcd, Clock clock, java.util.function.Consumer<String> progress) {
+  public BackupAgent(EtcdService etcd, Clock clock, Consumer<String> progress) {
     this.etcd = etcd;
     this.clock = clock;
     this.progress = progress;

@@ -10,6 +10,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.HexFormat;
 import java.util.List;
@@ -93,7 +94,7 @@ public record ChangeChunk(
     if (!FORMAT.equals(h.path("format").asText())) {
       throw new IOException(where + " is not a change log chunk of " + FORMAT);
     }
-    byte[] body = java.util.Arrays.copyOfRange(bytes, Math.min(nl + 1, bytes.length), bytes.length);
+    byte[] body = Arrays.copyOfRange(bytes, Math.min(nl + 1, bytes.length), bytes.length);
     String sha = sha256(body);
     if (!sha.equals(h.path("sha256").asText())) {
       throw new IOException(

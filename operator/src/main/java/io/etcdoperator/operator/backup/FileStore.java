@@ -3,6 +3,7 @@ package io.etcdoperator.operator.backup;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
@@ -10,6 +11,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -58,7 +60,7 @@ public final class FileStore implements SnapshotStore {
             StandardOpenOption.CREATE,
             StandardOpenOption.TRUNCATE_EXISTING,
             StandardOpenOption.WRITE);
-    OutputStream out = java.nio.channels.Channels.newOutputStream(channel);
+    OutputStream out = Channels.newOutputStream(channel);
     return new Upload() {
       @Override
       public void write(int b) throws IOException {
@@ -127,10 +129,10 @@ public final class FileStore implements SnapshotStore {
   }
 
   @Override
-  public java.util.List<String> list(String prefix) throws IOException {
+  public List<String> list(String prefix) throws IOException {
     Path dir = path(prefix);
     if (!Files.isDirectory(dir)) {
-      return java.util.List.of();
+      return List.of();
     }
     try (var files = Files.walk(dir)) {
       return files

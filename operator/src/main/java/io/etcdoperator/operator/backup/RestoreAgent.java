@@ -1,5 +1,6 @@
 package io.etcdoperator.operator.backup;
 
+import io.etcdoperator.operator.etcd.EtcdService;
 import io.etcdoperator.operator.model.Manifest;
 import java.io.IOException;
 import java.io.InputStream;
@@ -8,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.Comparator;
 import java.util.Optional;
 import java.util.function.Consumer;
@@ -43,7 +45,7 @@ import java.util.stream.Stream;
 public final class RestoreAgent {
   private final Clock clock;
   private final Consumer<String> progress;
-  private final io.etcdoperator.operator.etcd.EtcdService etcd;
+  private final EtcdService etcd;
 
   public RestoreAgent(Clock clock, Consumer<String> progress) {
     this(clock, progress, null);
@@ -52,8 +54,7 @@ public final class RestoreAgent {
   /**
    * @param etcd for a point-in-time restore (it runs etcd on the full backup and replays)
    */
-  public RestoreAgent(
-      Clock clock, Consumer<String> progress, io.etcdoperator.operator.etcd.EtcdService etcd) {
+  public RestoreAgent(Clock clock, Consumer<String> progress, EtcdService etcd) {
     this.clock = clock;
     this.progress = progress;
     this.etcd = etcd;
@@ -83,7 +84,7 @@ public final class RestoreAgent {
       String key,
       String changeLog,
       long targetRevision,
-      java.util.Optional<java.time.Instant> targetTime) {
+      Optional<Instant> targetTime) {
     public Request(
         Path dataDir,
         String member,
@@ -102,7 +103,7 @@ public final class RestoreAgent {
           key,
           "",
           0,
-          java.util.Optional.empty());
+          Optional.empty());
     }
   }
 

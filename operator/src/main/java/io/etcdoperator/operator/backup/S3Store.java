@@ -3,6 +3,7 @@ package io.etcdoperator.operator.backup;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,6 +14,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
@@ -271,7 +273,7 @@ public final class S3Store implements SnapshotStore {
       }
       try {
         // a buffer comes back when its part has been sent; a failed send is seen at commit
-        byte[] b = free.poll(5, java.util.concurrent.TimeUnit.MINUTES);
+        byte[] b = free.poll(5, TimeUnit.MINUTES);
         if (b == null) {
           throw new StoreException(
               StoreException.Kind.UNREACHABLE,
@@ -307,8 +309,7 @@ public final class S3Store implements SnapshotStore {
                                       .uploadId(uploadId)
                                       .partNumber(partNumber)
                                       .contentLength((long) length),
-                              RequestBody.fromByteBuffer(
-                                  java.nio.ByteBuffer.wrap(buffer, 0, length)))
+                              RequestBody.fromByteBuffer(ByteBuffer.wrap(buffer, 0, length)))
                           .eTag();
                   return CompletedPart.builder().partNumber(partNumber).eTag(etag).build();
                 } finally {
@@ -349,7 +350,7 @@ public final class S3Store implements SnapshotStore {
               () ->
                   s3.putObject(
                       r -> r.bucket(bucket).key(key).contentLength((long) length),
-                      RequestBody.fromByteBuffer(java.nio.ByteBuffer.wrap(body, 0, length))));
+                      RequestBody.fromByteBuffer(ByteBuffer.wrap(body, 0, length))));
           return;
         }
         if (filled > 0) {

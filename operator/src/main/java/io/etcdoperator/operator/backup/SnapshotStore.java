@@ -3,6 +3,7 @@ package io.etcdoperator.operator.backup;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -70,7 +71,7 @@ public interface SnapshotStore extends AutoCloseable {
   Optional<Long> size(String key) throws IOException;
 
   /** Keys under {@code prefix} (a directory: {@code prefix/...}), in key order. */
-  java.util.List<String> list(String prefix) throws IOException;
+  List<String> list(String prefix) throws IOException;
 
   /** Deletes an object; nothing when it is not there. */
   void delete(String key) throws IOException;

@@ -8,12 +8,18 @@ import io.etcdoperator.operator.etcd.EtcdException;
 import io.etcdoperator.operator.etcd.EtcdServiceConfig;
 import io.etcdoperator.operator.etcd.JetcdEtcdService;
 import io.etcdoperator.operator.model.Manifest;
+import io.etcdoperator.operator.tls.ClientTls;
+import io.etcdoperator.operator.tls.Pem;
+import io.etcdoperator.operator.tls.TlsException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -88,7 +94,7 @@ public final class AgentCommand {
       if (log.getParent() != null && Files.isWritable(log.getParent()) || Files.isWritable(log)) {
         byte[] b = line.getBytes(StandardCharsets.UTF_8);
         // the kubelet keeps at most 4096 bytes
-        Files.write(log, b.length > 4000 ? java.util.Arrays.copyOf(b, 4000) : b);
+        Files.write(log, b.length > 4000 ? Arrays.copyOf(b, 4000) : b);
       }
     } catch (IOException | RuntimeException e) {
       System.err.println("could not write the termination message: " + e);
@@ -127,10 +133,7 @@ public final class AgentCommand {
             new BackupAgent(etcd, Clock.systemUTC(), System.err::println)
                 .run(new BackupAgent.Request(cluster, member, endpoint, key), s);
         return finish(m.toJsonLine(), true);
-      } catch (IOException
-          | EtcdException
-          | IllegalArgumentException
-          | io.etcdoperator.operator.tls.TlsException e) {
+      } catch (IOException | EtcdException | IllegalArgumentException | TlsException e) {
         return finish("backup failed: " + e.getMessage(), false);
       }
     }
@@ -163,35 +166,28 @@ public final class AgentCommand {
     @Option(
         names = "--tls-ca",
         description = "PEM file of the CA that signs the members' server certificates.")
-    java.nio.file.Path ca;
+    Path ca;
 
     @Option(names = "--tls-cert", description = "PEM file of the client certificate to present.")
-    java.nio.file.Path cert;
+    Path cert;
 
     @Option(names = "--tls-key", description = "PEM file of the client certificate's key.")
-    java.nio.file.Path key;
+    Path key;
 
     /** The TLS to call members with; empty: plain http. */
-    java.util.Optional<io.etcdoperator.operator.tls.ClientTls> read()
-        throws IOException, io.etcdoperator.operator.tls.TlsException {
+    Optional<ClientTls> read() throws IOException, TlsException {
       if (ca == null) {
-        return java.util.Optional.empty();
+        return Optional.empty();
       }
-      var trust =
-          io.etcdoperator.operator.tls.Pem.certificates(java.nio.file.Files.readAllBytes(ca));
+      var trust = Pem.certificates(Files.readAllBytes(ca));
       if (cert == null || key == null) {
-        return java.util.Optional.of(
-            io.etcdoperator.operator.tls.ClientTls.of(
-                trust, java.util.Optional.empty(), java.util.List.of()));
+        return Optional.of(ClientTls.of(trust, Optional.empty(), List.of()));
       }
-      return java.util.Optional.of(
-          io.etcdoperator.operator.tls.ClientTls.of(
+      return Optional.of(
+          ClientTls.of(
               trust,
-              java.util.Optional.of(
-                  io.etcdoperator.operator.tls.Pem.privateKey(
-                      java.nio.file.Files.readAllBytes(key))),
-              io.etcdoperator.operator.tls.Pem.certificates(
-                  java.nio.file.Files.readAllBytes(cert))));
+              Optional.of(Pem.privateKey(Files.readAllBytes(key))),
+              Pem.certificates(Files.readAllBytes(cert))));
     }
   }
 }

@@ -8,21 +8,26 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import com.fasterxml.jackson.dataformat.yaml.YAMLGenerator;
+import com.fasterxml.jackson.dataformat.yaml.util.StringQuotingChecker;
 import io.etcdoperator.api.v1alpha1.EtcdCluster;
 import io.etcdoperator.operator.model.ClusterState;
 import io.etcdoperator.operator.model.EtcdClusterModel;
 import io.etcdoperator.operator.model.InvalidSpecException;
+import io.etcdoperator.operator.model.SpecNotices;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintWriter;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.regex.Pattern;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -108,8 +113,7 @@ public final class RenderCommand implements Callable<Integer> {
                   + (emptyDir
                       ? "emptyDir (member data is lost whenever a pod is deleted)"
                       : "a PersistentVolumeClaim per member"));
-          io.etcdoperator.operator.model.SpecNotices.of(cluster.getSpec())
-              .forEach(n -> notes.add(prefix + "warning: " + n));
+          SpecNotices.of(cluster.getSpec()).forEach(n -> notes.add(prefix + "warning: " + n));
         } catch (IllegalArgumentException e) {
           err.println(prefix + unreadable(e));
           failed = true;
@@ -147,10 +151,8 @@ public final class RenderCommand implements Callable<Integer> {
   private static final ObjectMapper KUBECTL_YAML =
       new ObjectMapper(
           YAMLFactory.builder()
-              .enable(com.fasterxml.jackson.dataformat.yaml.YAMLGenerator.Feature.MINIMIZE_QUOTES)
-              .enable(
-                  com.fasterxml.jackson.dataformat.yaml.YAMLGenerator.Feature
-                      .ALWAYS_QUOTE_NUMBERS_AS_STRINGS)
+              .enable(YAMLGenerator.Feature.MINIMIZE_QUOTES)
+              .enable(YAMLGenerator.Feature.ALWAYS_QUOTE_NUMBERS_AS_STRINGS)
               .stringQuotingChecker(new NumberLikeQuoted())
               .build());
 
@@ -164,11 +166,10 @@ public final class RenderCommand implements Callable<Integer> {
    * Everything else is plain, as kubectl prints it ({@code -
    * --listen-metrics-urls=http://[::]:2381}).
    */
-  static final class NumberLikeQuoted
-      extends com.fasterxml.jackson.dataformat.yaml.util.StringQuotingChecker.Default {
+  static final class NumberLikeQuoted extends StringQuotingChecker.Default {
     private static final long serialVersionUID = 1L;
-    private static final java.util.regex.Pattern NUMBER_LIKE =
-        java.util.regex.Pattern.compile(
+    private static final Pattern NUMBER_LIKE =
+        Pattern.compile(
             "[-+]?(\\.[0-9]+|[0-9][0-9_]*(\\.[0-9_]*)?)([eE][-+]?[0-9]+)?"
                 + "|[-+]?0[xX][0-9a-fA-F_]+|[-+]?0[oO]?[0-7_]+|[-+]?0[bB][01_]+"
                 + "|[-+]?[0-9][0-9_]*(:[0-5]?[0-9])+(\\.[0-9_]*)?"
@@ -221,7 +222,7 @@ public final class RenderCommand implements Callable<Integer> {
       try {
         sb.append(KUBECTL_YAML.writeValueAsString(tree));
       } catch (IOException e) {
-        throw new java.io.UncheckedIOException(e);
+        throw new UncheckedIOException(e);
       }
     }
     return sb.toString();

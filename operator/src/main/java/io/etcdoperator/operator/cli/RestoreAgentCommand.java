@@ -3,9 +3,14 @@ package io.etcdoperator.operator.cli;
 import io.etcdoperator.operator.backup.EtcdTools;
 import io.etcdoperator.operator.backup.RestoreAgent;
 import io.etcdoperator.operator.backup.SnapshotStore;
+import io.etcdoperator.operator.etcd.EtcdServiceConfig;
+import io.etcdoperator.operator.etcd.JetcdEtcdService;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -45,9 +50,8 @@ final class RestoreAgentCommand implements Callable<Integer> {
   public Integer call() {
     try (SnapshotStore s = store.open();
         var etcd =
-            new io.etcdoperator.operator.etcd.JetcdEtcdService(
-                io.etcdoperator.operator.etcd.EtcdServiceConfig.defaults()
-                    .withDeadline(java.time.Duration.ofSeconds(5)))) {
+            new JetcdEtcdService(
+                EtcdServiceConfig.defaults().withDeadline(Duration.ofSeconds(5)))) {
       RestoreAgent.Request request =
           new RestoreAgent.Request(
               dataDir,
@@ -59,7 +63,7 @@ final class RestoreAgentCommand implements Callable<Integer> {
               key,
               changeLog,
               targetRevision,
-              java.util.Optional.ofNullable(targetTime).map(java.time.Instant::parse));
+              Optional.ofNullable(targetTime).map(Instant::parse));
       RestoreAgent.Result r =
           new RestoreAgent(Clock.systemUTC(), System.err::println, etcd)
               .run(request, s, EtcdTools.fromEnvironment());

@@ -11,6 +11,7 @@ import java.net.UnknownHostException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -123,10 +124,7 @@ public final class RunCommand implements Callable<Integer> {
     String value = System.getenv(variable);
     return value == null || value.isBlank()
         ? List.of()
-        : java.util.Arrays.stream(value.split(","))
-            .map(String::trim)
-            .filter(x -> !x.isEmpty())
-            .toList();
+        : Arrays.stream(value.split(",")).map(String::trim).filter(x -> !x.isEmpty()).toList();
   }
 
   private static String identity() {

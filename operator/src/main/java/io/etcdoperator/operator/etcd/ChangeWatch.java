@@ -1,10 +1,13 @@
 package io.etcdoperator.operator.etcd;
 
 import com.google.protobuf.ByteString;
+import io.etcd.jetcd.api.DeleteRangeRequest;
 import io.etcd.jetcd.api.Event;
 import io.etcd.jetcd.api.KVGrpc;
+import io.etcd.jetcd.api.PutRequest;
 import io.etcd.jetcd.api.RequestOp;
 import io.etcd.jetcd.api.TxnRequest;
+import io.etcd.jetcd.api.TxnResponse;
 import io.etcd.jetcd.api.WatchCreateRequest;
 import io.etcd.jetcd.api.WatchGrpc;
 import io.etcd.jetcd.api.WatchRequest;
@@ -13,11 +16,14 @@ import io.grpc.CallOptions;
 import io.grpc.Channel;
 import io.grpc.ClientCall;
 import io.grpc.Deadline;
+import io.grpc.MethodDescriptor;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.StreamObserver;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 
 /**
  * Every change of a cluster, from a revision on: one Watch stream over the whole key space ({@code
@@ -48,8 +54,8 @@ final class ChangeWatch implements AutoCloseable {
   static ChangeWatch start(
       Channel channel,
       long fromRevision,
-      java.util.function.BiConsumer<List<ChangeEvent>, Long> onChanges,
-      java.util.function.Consumer<String> onEnd) {
+      BiConsumer<List<ChangeEvent>, Long> onChanges,
+      Consumer<String> onEnd) {
     return start(
         channel,
         fromRevision,
@@ -133,10 +139,10 @@ final class ChangeWatch implements AutoCloseable {
       RequestOp.Builder op = RequestOp.newBuilder();
       if (e.delete()) {
         op.setRequestDeleteRange(
-            io.etcd.jetcd.api.DeleteRangeRequest.newBuilder().setKey(ByteString.copyFrom(e.key())));
+            DeleteRangeRequest.newBuilder().setKey(ByteString.copyFrom(e.key())));
       } else {
         op.setRequestPut(
-            io.etcd.jetcd.api.PutRequest.newBuilder()
+            PutRequest.newBuilder()
                 .setKey(ByteString.copyFrom(e.key()))
                 .setValue(ByteString.copyFrom(e.value())));
       }
@@ -145,7 +151,7 @@ final class ChangeWatch implements AutoCloseable {
     return txn.build();
   }
 
-  static io.grpc.MethodDescriptor<TxnRequest, io.etcd.jetcd.api.TxnResponse> txnMethod() {
+  static MethodDescriptor<TxnRequest, TxnResponse> txnMethod() {
     return KVGrpc.getTxnMethod();
   }
 

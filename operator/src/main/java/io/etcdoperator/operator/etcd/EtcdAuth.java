@@ -17,6 +17,7 @@ import java.io.InputStream;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Supplier;
 
 /**
  * etcd's authentication, as the operator runs it: certificate-based (the CN of the client
@@ -76,8 +77,7 @@ final class EtcdAuth {
   }
 
   /** Root role and user, {@code user} as root too, then auth on. */
-  void enable(
-      String cluster, String url, String user, java.util.function.Supplier<Deadline> deadlines) {
+  void enable(String cluster, String url, String user, Supplier<Deadline> deadlines) {
     Deadline deadline = deadlines.get();
     ignoringExisting(
         () ->

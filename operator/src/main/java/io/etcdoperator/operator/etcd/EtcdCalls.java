@@ -1,6 +1,7 @@
 package io.etcdoperator.operator.etcd;
 
 import io.etcd.jetcd.api.AlarmRequest;
+import io.etcd.jetcd.api.AlarmResponse;
 import io.etcd.jetcd.api.AlarmType;
 import io.etcd.jetcd.api.ClusterGrpc;
 import io.etcd.jetcd.api.MaintenanceGrpc;
@@ -50,8 +51,7 @@ final class EtcdCalls {
         cluster, url, ClusterGrpc.getMemberListMethod(), MemberListRequest.getDefaultInstance(), d);
   }
 
-  CompletableFuture<io.etcd.jetcd.api.AlarmResponse> alarms(
-      String cluster, String url, Deadline d) {
+  CompletableFuture<AlarmResponse> alarms(String cluster, String url, Deadline d) {
     AlarmRequest request =
         AlarmRequest.newBuilder()
             .setAction(AlarmRequest.AlarmAction.GET)
@@ -89,6 +89,33 @@ final class EtcdCalls {
           public void onCompleted() {}
         });
     return result;
+  }
+
+  /**
+   * Asks the member at {@code url} for its Status and refuses, as etcd's CLUSTER_ID_MISMATCH, when
+   * it belongs to another cluster than {@code expectedClusterId}: every call that changes a cluster
+   * (membership, maintenance) makes sure first that it lands in the cluster the caller means.
+   */
+  StatusResponse requireCluster(
+      String clusterKey, String url, long expectedClusterId, Duration deadline) {
+    if (expectedClusterId == 0) {
+      throw new IllegalArgumentException("a call that changes a cluster needs its expected ID");
+    }
+    Deadline d = Deadline.after(deadline.toNanos(), TimeUnit.NANOSECONDS);
+    StatusResponse r = await(status(clusterKey, url, d), url, d);
+    if (r.getHeader().getClusterId() != expectedClusterId) {
+      throw new EtcdException(
+          EtcdFailure.CLUSTER_ID_MISMATCH,
+          url,
+          "expected cluster "
+              + Long.toHexString(expectedClusterId)
+              + " but member "
+              + Long.toHexString(r.getHeader().getMemberId())
+              + " belongs to cluster "
+              + Long.toHexString(r.getHeader().getClusterId()),
+          null);
+    }
+    return r;
   }
 
   /** Waits for a call; expected failures become {@link EtcdException}, others propagate. */

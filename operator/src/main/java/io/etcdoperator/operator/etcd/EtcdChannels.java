@@ -21,14 +21,9 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import javax.net.ssl.SSLException;
 
 /**
@@ -82,21 +77,7 @@ final class EtcdChannels implements AutoCloseable {
   private boolean closed;
   private long lastSweepNanos = System.nanoTime();
 
-  private final Resolver resolver;
-
-  /**
-   * Name lookups, off the lock and bounded by the deadline; daemon threads. Unbounded (idle threads
-   * go after a minute): a lookup that hangs in the resolver cannot be interrupted, and a fixed pool
-   * would queue every other cluster's lookups, even cached ones, behind the hung ones. The number
-   * of threads is bounded by the number of calls in flight.
-   */
-  private final ExecutorService lookups =
-      Executors.newCachedThreadPool(
-          r -> {
-            Thread t = new Thread(r, "etcd-dns");
-            t.setDaemon(true);
-            return t;
-          });
+  private final HostLookups lookups;
 
   /** Resolves a host name (or address literal) to the address to connect to. */
   @FunctionalInterface
@@ -151,7 +132,7 @@ final class EtcdChannels implements AutoCloseable {
     this.callbackExecutor = callbackExecutor;
     this.deadline = deadline;
     this.idleTimeoutNanos = idleTimeout.toNanos();
-    this.resolver = resolver;
+    this.lookups = new HostLookups(resolver, deadline);
   }
 
   /**
@@ -175,7 +156,8 @@ final class EtcdChannels implements AutoCloseable {
         }
       }
     }
-    return get(clusterKey, clientUrl, uri, pinned != null ? pinned : resolve(uri.getHost()));
+    return get(
+        clusterKey, clientUrl, uri, pinned != null ? pinned : lookups.resolve(uri.getHost()));
   }
 
   /** The channel, when it is connected and its host was resolved recently; else null. */
@@ -202,39 +184,6 @@ final class EtcdChannels implements AutoCloseable {
       pins.remove(clusterKey + " " + host);
     } else {
       pins.put(clusterKey + " " + host, address);
-    }
-  }
-
-  /**
-   * The host's address now, looked up outside the lock every cluster shares and within the call
-   * deadline: a lookup that hangs (a DNS outage) costs its own call one deadline, and no other
-   * cluster's call anything.
-   */
-  private InetAddress resolve(String host) {
-    Future<InetAddress> lookup;
-    try {
-      lookup = lookups.submit(() -> resolver.resolve(host));
-    } catch (RejectedExecutionException e) {
-      throw new IllegalStateException("the etcd service is closed", e);
-    }
-    try {
-      return lookup.get(deadline.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (ExecutionException e) {
-      throw Status.UNAVAILABLE
-          .withDescription("Unable to resolve host " + host)
-          .withCause(e.getCause())
-          .asRuntimeException();
-    } catch (TimeoutException e) {
-      lookup.cancel(true);
-      throw Status.UNAVAILABLE
-          .withDescription(
-              "No answer resolving host " + host + " within " + deadline.toMillis() + " ms")
-          .asRuntimeException();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw Status.UNAVAILABLE
-          .withDescription("interrupted resolving " + host)
-          .asRuntimeException();
     }
   }
 
@@ -329,7 +278,7 @@ final class EtcdChannels implements AutoCloseable {
     closed = true;
     List.copyOf(byCluster.keySet()).forEach(this::closeCluster);
     tlsByCluster.clear();
-    lookups.shutdownNow();
+    lookups.close();
   }
 
   /**

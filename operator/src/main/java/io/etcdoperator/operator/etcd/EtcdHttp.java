@@ -1,15 +1,20 @@
 package io.etcdoperator.operator.etcd;
 
 import io.etcdoperator.operator.tls.ClientTls;
+import java.io.IOException;
+import java.net.HttpURLConnection;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.regex.Matcher;
@@ -41,8 +46,8 @@ public final class EtcdHttp {
 
   /** The socket factory of each TLS material (by fingerprint), at most {@value #TLS_CONTEXTS}. */
   private final Map<String, SSLSocketFactory> tlsFactories =
-      java.util.Collections.synchronizedMap(
-          new java.util.LinkedHashMap<>(16, 0.75f, true) {
+      Collections.synchronizedMap(
+          new LinkedHashMap<>(16, 0.75f, true) {
             @Override
             protected boolean removeEldestEntry(Map.Entry<String, SSLSocketFactory> eldest) {
               return size() > TLS_CONTEXTS;
@@ -64,9 +69,9 @@ public final class EtcdHttp {
    * changed, the metrics of a member that does not answer).
    */
   private Optional<String> get(String url, Optional<SSLSocketFactory> tls) {
-    java.net.HttpURLConnection c = null;
+    HttpURLConnection c = null;
     try {
-      c = (java.net.HttpURLConnection) URI.create(url).toURL().openConnection();
+      c = (HttpURLConnection) URI.create(url).toURL().openConnection();
       if (c instanceof HttpsURLConnection https && tls.isPresent()) {
         https.setSSLSocketFactory(tls.get());
       }
@@ -78,7 +83,7 @@ public final class EtcdHttp {
       try (var in = c.getInputStream()) {
         return Optional.of(new String(in.readNBytes(MAX_BODY), StandardCharsets.UTF_8));
       }
-    } catch (java.io.IOException | IllegalArgumentException e) {
+    } catch (IOException | IllegalArgumentException e) {
       return Optional.empty();
     } finally {
       if (c != null) {
@@ -96,8 +101,8 @@ public final class EtcdHttp {
   }
 
   /** Asks several members at once: daemon threads, gone after a minute unused. */
-  private static final java.util.concurrent.ExecutorService PARALLEL =
-      java.util.concurrent.Executors.newCachedThreadPool(
+  private static final ExecutorService PARALLEL =
+      Executors.newCachedThreadPool(
           r -> {
             Thread t = new Thread(r, "etcd-http");
             t.setDaemon(true);

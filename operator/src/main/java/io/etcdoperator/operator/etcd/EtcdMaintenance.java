@@ -118,24 +118,7 @@ final class EtcdMaintenance {
   }
 
   private StatusResponse requireCluster(String clusterKey, String url, long expectedClusterId) {
-    if (expectedClusterId == 0) {
-      throw new IllegalArgumentException("a maintenance call needs the expected cluster ID");
-    }
-    Deadline deadline = after(statusDeadline);
-    StatusResponse r = EtcdCalls.await(calls.status(clusterKey, url, deadline), url, deadline);
-    if (r.getHeader().getClusterId() != expectedClusterId) {
-      throw new EtcdException(
-          EtcdFailure.CLUSTER_ID_MISMATCH,
-          url,
-          "expected cluster "
-              + Long.toHexString(expectedClusterId)
-              + " but member "
-              + Long.toHexString(r.getHeader().getMemberId())
-              + " belongs to cluster "
-              + Long.toHexString(r.getHeader().getClusterId()),
-          null);
-    }
-    return r;
+    return calls.requireCluster(clusterKey, url, expectedClusterId, statusDeadline);
   }
 
   private static Deadline after(Duration d) {

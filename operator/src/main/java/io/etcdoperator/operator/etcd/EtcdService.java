@@ -1,6 +1,14 @@
 package io.etcdoperator.operator.etcd;
 
+import io.etcdoperator.operator.tls.ClientTls;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 
 /**
  * The operator's view of etcd: the only way the rest of the operator talks to etcd members.
@@ -49,9 +57,9 @@ public interface EtcdService extends AutoCloseable {
    * default asks one member after the other with {@link #status}, on another thread: for
    * implementations that stand in for etcd in tests.
    */
-  default java.util.concurrent.CompletableFuture<List<EtcdStatus>> statuses(
-      String clusterKey, List<String> clientUrls, java.time.Duration deadline) {
-    return java.util.concurrent.CompletableFuture.supplyAsync(
+  default CompletableFuture<List<EtcdStatus>> statuses(
+      String clusterKey, List<String> clientUrls, Duration deadline) {
+    return CompletableFuture.supplyAsync(
         () -> clientUrls.stream().map(u -> status(clusterKey, u)).toList());
   }
 
@@ -122,7 +130,7 @@ public interface EtcdService extends AutoCloseable {
    * {@code deadline} bounds the call: etcd goes on with a defragmentation the caller gave up on.
    */
   DefragResult defragment(
-      String clusterKey, String clientUrl, long expectedClusterId, java.time.Duration deadline);
+      String clusterKey, String clientUrl, long expectedClusterId, Duration deadline);
 
   /**
    * Compacts the cluster's history up to {@code revision} (through raft, every member), and waits
@@ -134,7 +142,7 @@ public interface EtcdService extends AutoCloseable {
       String clientUrl,
       long expectedClusterId,
       long revision,
-      java.time.Duration deadline);
+      Duration deadline);
 
   /** Disarms every raised alarm of {@code type} ({@code NOSPACE}, {@code CORRUPT}); how many. */
   int disarm(String clusterKey, String clientUrl, long expectedClusterId, String type);
@@ -150,10 +158,10 @@ public interface EtcdService extends AutoCloseable {
   SnapshotResult snapshot(
       String clusterKey,
       String clientUrl,
-      java.io.OutputStream out,
-      java.time.Duration idleTimeout,
-      java.time.Duration maxDuration)
-      throws java.io.IOException;
+      OutputStream out,
+      Duration idleTimeout,
+      Duration maxDuration)
+      throws IOException;
 
   /**
    * Watches every change of the cluster from {@code fromRevision} on, through the member at {@code
@@ -165,8 +173,8 @@ public interface EtcdService extends AutoCloseable {
       String clusterKey,
       String clientUrl,
       long fromRevision,
-      java.util.function.BiConsumer<List<ChangeEvent>, Long> onChanges,
-      java.util.function.Consumer<String> onEnd);
+      BiConsumer<List<ChangeEvent>, Long> onChanges,
+      Consumer<String> onEnd);
 
   /**
    * Writes the changes of one revision as one transaction (puts without a lease); returns the
@@ -195,13 +203,13 @@ public interface EtcdService extends AutoCloseable {
    * The TLS material for this cluster's https URLs from now on (empty: none); connections made with
    * other material are closed. Called by every reconcile before it probes.
    */
-  void useTls(String clusterKey, java.util.Optional<io.etcdoperator.operator.tls.ClientTls> tls);
+  void useTls(String clusterKey, Optional<ClientTls> tls);
 
   /**
    * Calls of this cluster to {@code host} go to the address {@code ip} from now on (empty: to the
    * host's own address again); the server certificate is still verified against {@code host}.
    */
-  void pinAddress(String clusterKey, String host, java.util.Optional<String> ip);
+  void pinAddress(String clusterKey, String host, Optional<String> ip);
 
   /** Closes every connection held for this cluster (call it when the cluster is deleted). */
   void closeCluster(String clusterKey);

@@ -1,33 +1,29 @@
 package io.etcdoperator.operator.etcd;
 
 import com.google.protobuf.ByteString;
-import io.etcd.jetcd.api.ClusterGrpc;
 import io.etcd.jetcd.api.KVGrpc;
-import io.etcd.jetcd.api.MaintenanceGrpc;
-import io.etcd.jetcd.api.MemberAddRequest;
-import io.etcd.jetcd.api.MemberAddResponse;
 import io.etcd.jetcd.api.MemberListResponse;
-import io.etcd.jetcd.api.MemberRemoveRequest;
-import io.etcd.jetcd.api.MemberRemoveResponse;
-import io.etcd.jetcd.api.MemberUpdateRequest;
-import io.etcd.jetcd.api.MemberUpdateResponse;
-import io.etcd.jetcd.api.MoveLeaderRequest;
 import io.etcd.jetcd.api.RangeRequest;
-import io.etcd.jetcd.api.StatusResponse;
 import io.etcdoperator.operator.tls.ClientTls;
+import io.grpc.Channel;
 import io.grpc.Deadline;
+import io.grpc.StatusRuntimeException;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -75,6 +71,8 @@ public final class JetcdEtcdService implements EtcdService {
   private final EtcdChannels channels;
   private final EtcdCalls calls;
   private final EtcdMaintenance maintenance;
+  private final EtcdMembership membership;
+  private final EtcdProbes probes;
 
   public JetcdEtcdService(EtcdServiceConfig config) {
     this.config = config;
@@ -87,6 +85,8 @@ public final class JetcdEtcdService implements EtcdService {
         new EtcdChannels(eventLoop, Runnable::run, config.deadline(), config.idleChannelTimeout());
     this.calls = new EtcdCalls(channels);
     this.maintenance = new EtcdMaintenance(calls, config.deadline());
+    this.membership = new EtcdMembership(calls, config.deadline());
+    this.probes = new EtcdProbes(calls);
     warmUp();
   }
 
@@ -100,7 +100,7 @@ public final class JetcdEtcdService implements EtcdService {
     try (WarmUpServer server = new WarmUpServer(eventLoop)) {
       String url = server.clientUrl();
       CompletableFuture.allOf(
-              probe(WARM_UP_KEY, url, deadline),
+              probes.probe(WARM_UP_KEY, url, deadline),
               calls.alarms(WARM_UP_KEY, url, deadline),
               calls.call(
                   WARM_UP_KEY,
@@ -147,23 +147,7 @@ public final class JetcdEtcdService implements EtcdService {
   @Override
   public CompletableFuture<List<EtcdStatus>> statuses(
       String clusterKey, List<String> clientUrls, Duration within) {
-    Deadline deadline = Deadline.after(within.toNanos(), TimeUnit.NANOSECONDS);
-    long waitMillis = within.plus(EtcdCalls.SAFETY_MARGIN).toMillis();
-    List<CompletableFuture<EtcdStatus>> answers = new ArrayList<>();
-    for (String url : clientUrls) {
-      answers.add(
-          calls
-              .status(clusterKey, url, deadline)
-              // a safety net against a call gRPC never ends, as EtcdCalls.await has
-              .orTimeout(waitMillis, TimeUnit.MILLISECONDS)
-              .handle(
-                  (r, t) ->
-                      t == null
-                          ? EtcdMessages.status(url, r)
-                          : EtcdStatus.unreachable(url, asyncFailure(t, url))));
-    }
-    return CompletableFuture.allOf(answers.toArray(new CompletableFuture<?>[0]))
-        .thenApply(done -> answers.stream().map(CompletableFuture::join).toList());
+    return probes.statuses(clusterKey, clientUrls, within);
   }
 
   @Override
@@ -208,122 +192,25 @@ public final class JetcdEtcdService implements EtcdService {
 
   @Override
   public ClusterProbe probeAll(String clusterKey, List<String> expectedClientUrls) {
-    long start = System.nanoTime();
-    Deadline deadline = newDeadline();
-    List<CompletableFuture<EtcdProbe>> inFlight = new ArrayList<>();
-    for (String url : expectedClientUrls) {
-      inFlight.add(probe(clusterKey, url, deadline));
-    }
-    List<EtcdProbe> probes = new ArrayList<>();
-    for (int i = 0; i < inFlight.size(); i++) {
-      String url = expectedClientUrls.get(i);
-      try {
-        probes.add(EtcdCalls.await(inFlight.get(i), url, deadline));
-      } catch (EtcdException e) {
-        ProbeFailure failure = ProbeFailure.of(e);
-        probes.add(
-            new EtcdProbe(
-                EtcdStatus.unreachable(url, failure), Optional.empty(), Optional.of(failure)));
-      }
-    }
-    return ClusterProbe.of(probes, Duration.ofNanos(System.nanoTime() - start));
-  }
-
-  private CompletableFuture<EtcdProbe> probe(String clusterKey, String url, Deadline deadline) {
-    CompletableFuture<EtcdStatus> status =
-        calls
-            .status(clusterKey, url, deadline)
-            .handle(
-                (r, t) ->
-                    t == null
-                        ? EtcdMessages.status(url, r)
-                        : EtcdStatus.unreachable(url, probeFailure(t, url)));
-    CompletableFuture<ListAnswer> list =
-        calls
-            .memberList(clusterKey, url, deadline)
-            .handle(
-                (r, t) ->
-                    t == null
-                        ? new ListAnswer(
-                            Optional.of(
-                                EtcdMessages.memberList(url, r.getHeader(), r.getMembersList())),
-                            Optional.empty())
-                        : new ListAnswer(Optional.empty(), Optional.of(probeFailure(t, url))));
-    return status.thenCombine(list, (s, l) -> new EtcdProbe(s, l.list(), l.failure()));
-  }
-
-  private static ProbeFailure asyncFailure(Throwable t, String url) {
-    Throwable cause = t instanceof java.util.concurrent.CompletionException ? t.getCause() : t;
-    return cause instanceof TimeoutException
-        ? new ProbeFailure(EtcdFailure.DEADLINE_EXCEEDED, "no answer, even past the deadline")
-        : probeFailure(cause, url);
-  }
-
-  private record ListAnswer(Optional<EtcdMemberList> list, Optional<ProbeFailure> failure) {}
-
-  /**
-   * Every failure of a probe becomes data: an unexpected one too (logged), as a member that does
-   * not answer. One member's odd failure must not cost the status of the whole cluster.
-   */
-  private static ProbeFailure probeFailure(Throwable t, String url) {
-    RuntimeException e = GrpcErrors.classify(t, url);
-    if (e instanceof EtcdException expected) {
-      return ProbeFailure.of(expected);
-    }
-    LOG.warn("Unexpected failure probing {}: {}", url, e.getMessage());
-    return new ProbeFailure(EtcdFailure.UNREACHABLE, e.getMessage());
+    return probes.probeAll(clusterKey, expectedClientUrls, newDeadline());
   }
 
   @Override
   public MemberAdded addLearner(
       String clusterKey, String clientUrl, long expectedClusterId, String learnerPeerUrl) {
-    requireClusterId(clusterKey, clientUrl, expectedClusterId);
-    MemberAddRequest request =
-        MemberAddRequest.newBuilder().addPeerURLs(learnerPeerUrl).setIsLearner(true).build();
-    Deadline deadline = newDeadline();
-    MemberAddResponse r =
-        EtcdCalls.await(
-            calls.call(clusterKey, clientUrl, ClusterGrpc.getMemberAddMethod(), request, deadline),
-            clientUrl,
-            deadline);
-    return new MemberAdded(
-        EtcdMessages.member(r.getMember()),
-        EtcdMessages.memberList(clientUrl, r.getHeader(), r.getMembersList()));
+    return membership.addLearner(clusterKey, clientUrl, expectedClusterId, learnerPeerUrl);
   }
 
   @Override
   public PromoteResult promoteLearner(
       String clusterKey, String clientUrl, long expectedClusterId, long learnerId) {
-    requireClusterId(clusterKey, clientUrl, expectedClusterId);
-    MemberRemoveRequest request = MemberRemoveRequest.newBuilder().setID(learnerId).build();
-    Deadline deadline = newDeadline();
-    CompletableFuture<MemberRemoveResponse> promote =
-        calls.call(clusterKey, clientUrl, EtcdMessages.MEMBER_PROMOTE, request, deadline);
-    try {
-      MemberRemoveResponse r = EtcdCalls.await(promote, clientUrl, deadline);
-      return new PromoteResult.Promoted(
-          EtcdMessages.memberList(clientUrl, r.getHeader(), r.getMembersList()));
-    } catch (EtcdException e) {
-      if (GrpcErrors.isLearnerNotReady(e.getCause())) {
-        return new PromoteResult.NotReadyYet(e.detail());
-      }
-      throw e;
-    }
+    return membership.promoteLearner(clusterKey, clientUrl, expectedClusterId, learnerId);
   }
 
   @Override
   public EtcdMemberList removeMember(
       String clusterKey, String clientUrl, long expectedClusterId, long memberId) {
-    requireClusterId(clusterKey, clientUrl, expectedClusterId);
-    MemberRemoveRequest request = MemberRemoveRequest.newBuilder().setID(memberId).build();
-    Deadline deadline = newDeadline();
-    MemberRemoveResponse r =
-        EtcdCalls.await(
-            calls.call(
-                clusterKey, clientUrl, ClusterGrpc.getMemberRemoveMethod(), request, deadline),
-            clientUrl,
-            deadline);
-    return EtcdMessages.memberList(clientUrl, r.getHeader(), r.getMembersList());
+    return membership.removeMember(clusterKey, clientUrl, expectedClusterId, memberId);
   }
 
   @Override
@@ -333,30 +220,13 @@ public final class JetcdEtcdService implements EtcdService {
       long expectedClusterId,
       long memberId,
       List<String> peerUrls) {
-    requireClusterId(clusterKey, clientUrl, expectedClusterId);
-    MemberUpdateRequest request =
-        MemberUpdateRequest.newBuilder().setID(memberId).addAllPeerURLs(peerUrls).build();
-    Deadline deadline = newDeadline();
-    MemberUpdateResponse r =
-        EtcdCalls.await(
-            calls.call(
-                clusterKey, clientUrl, ClusterGrpc.getMemberUpdateMethod(), request, deadline),
-            clientUrl,
-            deadline);
-    return EtcdMessages.memberList(clientUrl, r.getHeader(), r.getMembersList());
+    return membership.updatePeerUrls(clusterKey, clientUrl, expectedClusterId, memberId, peerUrls);
   }
 
   @Override
   public void moveLeader(
       String clusterKey, String leaderClientUrl, long expectedClusterId, long targetMemberId) {
-    requireClusterId(clusterKey, leaderClientUrl, expectedClusterId);
-    MoveLeaderRequest request = MoveLeaderRequest.newBuilder().setTargetID(targetMemberId).build();
-    Deadline deadline = newDeadline();
-    EtcdCalls.await(
-        calls.call(
-            clusterKey, leaderClientUrl, MaintenanceGrpc.getMoveLeaderMethod(), request, deadline),
-        leaderClientUrl,
-        deadline);
+    membership.moveLeader(clusterKey, leaderClientUrl, expectedClusterId, targetMemberId);
   }
 
   @Override
@@ -384,7 +254,7 @@ public final class JetcdEtcdService implements EtcdService {
   public SnapshotResult snapshot(
       String clusterKey,
       String clientUrl,
-      java.io.OutputStream out,
+      OutputStream out,
       Duration idleTimeout,
       Duration maxDuration)
       throws IOException {
@@ -397,8 +267,8 @@ public final class JetcdEtcdService implements EtcdService {
       String clusterKey,
       String clientUrl,
       long fromRevision,
-      java.util.function.BiConsumer<List<ChangeEvent>, Long> onChanges,
-      java.util.function.Consumer<String> onEnd) {
+      BiConsumer<List<ChangeEvent>, Long> onChanges,
+      Consumer<String> onEnd) {
     return ChangeWatch.start(channel(clusterKey, clientUrl), fromRevision, onChanges, onEnd);
   }
 
@@ -414,10 +284,10 @@ public final class JetcdEtcdService implements EtcdService {
         .getRevision();
   }
 
-  private io.grpc.Channel channel(String clusterKey, String clientUrl) {
+  private Channel channel(String clusterKey, String clientUrl) {
     try {
       return channels.get(clusterKey, clientUrl);
-    } catch (io.grpc.StatusRuntimeException e) {
+    } catch (StatusRuntimeException e) {
       throw GrpcErrors.classify(e, clientUrl);
     }
   }
@@ -445,9 +315,8 @@ public final class JetcdEtcdService implements EtcdService {
   @Override
   public void pinAddress(String clusterKey, String host, Optional<String> ip) {
     try {
-      channels.pin(
-          clusterKey, host, ip.isEmpty() ? null : java.net.InetAddress.getByName(ip.get()));
-    } catch (java.net.UnknownHostException e) {
+      channels.pin(clusterKey, host, ip.isEmpty() ? null : InetAddress.getByName(ip.get()));
+    } catch (UnknownHostException e) {
       throw new IllegalArgumentException("not an address: " + ip.get(), e);
     }
   }
@@ -461,29 +330,6 @@ public final class JetcdEtcdService implements EtcdService {
   public void close() {
     channels.close();
     eventLoop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
-  }
-
-  /** Refuses to change the membership of a cluster other than the one the caller means. */
-  private void requireClusterId(String clusterKey, String clientUrl, long expectedClusterId) {
-    if (expectedClusterId == 0) {
-      throw new IllegalArgumentException("a membership change needs the expected cluster ID");
-    }
-    Deadline deadline = newDeadline();
-    StatusResponse r =
-        EtcdCalls.await(calls.status(clusterKey, clientUrl, deadline), clientUrl, deadline);
-    long actual = r.getHeader().getClusterId();
-    if (actual != expectedClusterId) {
-      throw new EtcdException(
-          EtcdFailure.CLUSTER_ID_MISMATCH,
-          clientUrl,
-          "expected cluster "
-              + Long.toHexString(expectedClusterId)
-              + " but member "
-              + Long.toHexString(r.getHeader().getMemberId())
-              + " belongs to cluster "
-              + Long.toHexString(actual),
-          null);
-    }
   }
 
   private Deadline newDeadline() {

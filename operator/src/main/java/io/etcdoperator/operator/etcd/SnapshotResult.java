@@ -1,5 +1,7 @@
 package io.etcdoperator.operator.etcd;
 
+import java.time.Duration;
+
 /**
  * A snapshot streamed from one member and verified against the sha256 etcd appended.
  *
@@ -9,4 +11,4 @@ package io.etcdoperator.operator.etcd;
  * @param took how long the stream took
  */
 public record SnapshotResult(
-    long sizeBytes, String databaseSha256, String fileSha256, java.time.Duration took) {}
+    long sizeBytes, String databaseSha256, String fileSha256, Duration took) {}

@@ -2,6 +2,7 @@ package io.etcdoperator.operator.model;
 
 import io.etcdoperator.api.v1alpha1.BackupDestination;
 import io.etcdoperator.api.v1alpha1.EtcdBackup;
+import io.etcdoperator.api.v1alpha1.EtcdBackupSchedule;
 import io.etcdoperator.api.v1alpha1.EtcdCluster;
 import io.etcdoperator.api.v1alpha1.PVCBackupDestination;
 import io.etcdoperator.api.v1alpha1.S3BackupDestination;
@@ -11,6 +12,7 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerBuilder;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.EnvVarBuilder;
+import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
@@ -179,7 +181,7 @@ public final class BackupPods {
       List<String> args,
       String image,
       BackupDestination d,
-      io.fabric8.kubernetes.api.model.OwnerReference owner) {
+      OwnerReference owner) {
     Map<String, String> labels = new LinkedHashMap<>();
     labels.put(Names.LABEL_NAME, "etcd-backup");
     labels.put(Names.LABEL_MANAGED_BY, Names.MANAGER);
@@ -281,8 +283,7 @@ public final class BackupPods {
   }
 
   /** The pod of a schedule's continuous backup: {@code <schedule>-archiver}. */
-  public static Pod archiver(
-      io.etcdoperator.api.v1alpha1.EtcdBackupSchedule schedule, String image, Security security) {
+  public static Pod archiver(EtcdBackupSchedule schedule, String image, Security security) {
     var meta = schedule.getMetadata();
     var spec = schedule.getSpec();
     String cluster = spec.getClusterRef().getName();
@@ -320,7 +321,7 @@ public final class BackupPods {
             d,
             new OwnerReferenceBuilder()
                 .withApiVersion(EtcdCluster.API_VERSION)
-                .withKind(io.etcdoperator.api.v1alpha1.EtcdBackupSchedule.KIND)
+                .withKind(EtcdBackupSchedule.KIND)
                 .withName(meta.getName())
                 .withUid(meta.getUid())
                 .withController(true)
@@ -334,7 +335,7 @@ public final class BackupPods {
   }
 
   /** Where a schedule's continuous backup writes its change log, within its store. */
-  public static String changeLog(io.etcdoperator.api.v1alpha1.EtcdBackupSchedule schedule) {
+  public static String changeLog(EtcdBackupSchedule schedule) {
     BackupDestination d = schedule.getSpec().getDestination();
     String prefix = d.getS3() != null ? prefix(d.getS3().getKey()) : "";
     String log = schedule.getMetadata().getName() + ".changes";

@@ -1,5 +1,6 @@
 package io.etcdoperator.operator.model;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
@@ -115,15 +116,15 @@ public final class Cron {
    * The longest time between two consecutive firings after {@code t}, over the next 100 firings (a
    * weekdays-only schedule: the weekend): how old the newest run may be when the schedule keeps up.
    */
-  public Optional<java.time.Duration> longestInterval(Instant t) {
+  public Optional<Duration> longestInterval(Instant t) {
     Optional<Instant> a = next(t);
-    java.time.Duration longest = null;
+    Duration longest = null;
     for (int i = 0; i < 100 && a.isPresent(); i++) {
       Optional<Instant> b = next(a.get());
       if (b.isEmpty()) {
         break;
       }
-      java.time.Duration d = java.time.Duration.between(a.get(), b.get());
+      Duration d = Duration.between(a.get(), b.get());
       longest = longest == null || d.compareTo(longest) > 0 ? d : longest;
       a = b;
     }

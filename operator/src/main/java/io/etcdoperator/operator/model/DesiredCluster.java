@@ -2,6 +2,7 @@ package io.etcdoperator.operator.model;
 
 import io.etcdoperator.api.v1alpha1.EtcdCluster;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -76,7 +77,7 @@ public record DesiredCluster(Target target, Optional<EtcdClusterModel> model) {
   }
 
   /** {@value Names#PAUSED_ANNOTATION}: "true" (any case) pauses; anything else does not. */
-  static boolean paused(java.util.Map<String, String> annotations) {
+  static boolean paused(Map<String, String> annotations) {
     String value = annotations == null ? null : annotations.get(Names.PAUSED_ANNOTATION);
     return value != null && value.trim().equalsIgnoreCase("true");
   }

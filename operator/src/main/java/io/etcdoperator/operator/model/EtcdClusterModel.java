@@ -1,7 +1,7 @@
 package io.etcdoperator.operator.model;
 
+import io.etcdoperator.api.v1alpha1.BackupDestination;
 import io.etcdoperator.api.v1alpha1.EmbeddedPodDisruptionBudget;
-import io.etcdoperator.api.v1alpha1.EmbeddedService;
 import io.etcdoperator.api.v1alpha1.EtcdCluster;
 import io.etcdoperator.api.v1alpha1.EtcdClusterSpec;
 import io.fabric8.kubernetes.api.model.ConfigMap;
@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.OwnerReference;
@@ -19,11 +20,6 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.fabric8.kubernetes.api.model.Service;
-import io.fabric8.kubernetes.api.model.ServiceBuilder;
-import io.fabric8.kubernetes.api.model.ServicePort;
-import io.fabric8.kubernetes.api.model.ServicePortBuilder;
-import io.fabric8.kubernetes.api.model.ServiceSpec;
-import io.fabric8.kubernetes.api.model.ServiceSpecBuilder;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeBuilder;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
@@ -95,8 +91,8 @@ public final class EtcdClusterModel {
   /**
    * The model with the operator's own image (what a restore's init container runs), its pod
    * template carrying {@code trustedCa} (the fingerprint of the CAs members load at start, see
-   * {@link io.etcdoperator.operator.tls.CertificateCheck}; empty: none known): a change of those
-   * CAs is a change of the template, so members restart one at a time.
+   * {@code tls.CertificateCheck}; empty: none known): a change of those CAs is a change of the
+   * template, so members restart one at a time.
    */
   public static EtcdClusterModel of(EtcdCluster resource, String operatorImage, String trustedCa)
       throws InvalidSpecException {
@@ -151,7 +147,7 @@ public final class EtcdClusterModel {
   }
 
   /** {@code spec.bootstrap.restore.source}, when the cluster starts from a snapshot. */
-  public Optional<io.etcdoperator.api.v1alpha1.BackupDestination> restoreSource() {
+  public Optional<BackupDestination> restoreSource() {
     return spec.getBootstrap() == null || spec.getBootstrap().getRestore() == null
         ? Optional.empty()
         : Optional.ofNullable(spec.getBootstrap().getRestore().getSource());
@@ -256,26 +252,12 @@ public final class EtcdClusterModel {
 
   /** {@code <cluster>-headless}: each member's stable DNS name, resolvable before it is ready. */
   public Service headlessService() {
-    ServiceSpec ours =
-        new ServiceSpecBuilder()
-            .withClusterIP("None")
-            .withPublishNotReadyAddresses(true)
-            .withSelector(Names.selectorLabels(name))
-            .withPorts(
-                port(Names.PEER_PORT_NAME, Names.PEER_PORT),
-                port(Names.CLIENT_PORT_NAME, Names.CLIENT_PORT))
-            .build();
-    return service(Names.headlessService(name), ours, spec.getHeadlessServiceTemplate());
+    return ClusterServices.headless(this, spec.getHeadlessServiceTemplate());
   }
 
   /** {@code <cluster>}: the clients' Service, to ready members only. */
   public Service clientService() {
-    ServiceSpec ours =
-        new ServiceSpecBuilder()
-            .withSelector(Names.selectorLabels(name))
-            .withPorts(port(Names.CLIENT_PORT_NAME, Names.CLIENT_PORT))
-            .build();
-    return service(Names.clientService(name), ours, spec.getServiceTemplate());
+    return ClusterServices.client(this, spec.getServiceTemplate());
   }
 
   /**
@@ -368,9 +350,7 @@ public final class EtcdClusterModel {
                     Overlay.annotations(meta)))
             .withNewSpec()
             .withSelector(
-                new io.fabric8.kubernetes.api.model.LabelSelectorBuilder()
-                    .withMatchLabels(Names.selectorLabels(name))
-                    .build())
+                new LabelSelectorBuilder().withMatchLabels(Names.selectorLabels(name)).build())
             .withMinAvailable(
                 templateBudget ? budget.getMinAvailable() : new IntOrString(members / 2 + 1))
             .withMaxUnavailable(templateBudget ? budget.getMaxUnavailable() : null)
@@ -389,35 +369,8 @@ public final class EtcdClusterModel {
     return all;
   }
 
-  private Service service(String serviceName, ServiceSpec ours, EmbeddedService template) {
-    var meta = template == null ? null : template.getMetadata();
-    ServiceSpec merged = ours;
-    if (template != null && template.getSpec() != null) {
-      merged =
-          Overlay.fromMap(
-              Overlay.overlay(
-                  Overlay.toMap(ours),
-                  Overlay.toMap(template.getSpec()),
-                  Map.of("ports", Overlay::mergeByNameFieldwise)),
-              ServiceSpec.class);
-    }
-    ApiDefaults.serviceSpec(merged);
-    return new ServiceBuilder()
-        .withMetadata(metadata(serviceName, Overlay.labels(name, meta), Overlay.annotations(meta)))
-        .withSpec(merged)
-        .build();
-  }
-
-  private static ServicePort port(String portName, int port) {
-    // The target is explicit, so that a template that changes the port keeps the target.
-    return new ServicePortBuilder()
-        .withName(portName)
-        .withPort(port)
-        .withTargetPort(new IntOrString(port))
-        .build();
-  }
-
-  private ObjectMeta metadata(
+  /** An object of this cluster: in its namespace, owned by its EtcdCluster. */
+  ObjectMeta metadata(
       String objectName, Map<String, String> labels, Map<String, String> annotations) {
     return new ObjectMetaBuilder()
         .withName(objectName)

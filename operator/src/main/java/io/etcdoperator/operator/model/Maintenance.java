@@ -5,8 +5,10 @@ import io.etcdoperator.api.v1alpha1.DefragmentationThreshold;
 import io.etcdoperator.api.v1alpha1.EtcdClusterSpec;
 import io.fabric8.kubernetes.api.model.Quantity;
 import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -176,7 +178,7 @@ public record Maintenance(
   /** A quantity in bytes (rounded up), as Kubernetes compares storage requests. */
   public static long bytes(Quantity q) {
     BigDecimal b = Quantity.getAmountInBytes(q);
-    return b.setScale(0, java.math.RoundingMode.CEILING).longValueExact();
+    return b.setScale(0, RoundingMode.CEILING).longValueExact();
   }
 
   public static long bytes(String quantity) {
@@ -196,9 +198,7 @@ public record Maintenance(
       return bytes + "B";
     }
     String text =
-        v == Math.rint(v)
-            ? String.valueOf((long) v)
-            : String.format(java.util.Locale.ROOT, "%.1f", v);
+        v == Math.rint(v) ? String.valueOf((long) v) : String.format(Locale.ROOT, "%.1f", v);
     return text + units[u];
   }
 }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.Optional;
 
 /**
  * The small JSON object written next to a snapshot, after it: its presence says the snapshot under
@@ -76,9 +77,9 @@ public record Manifest(
   }
 
   /** The manifest in an agent's result (its last line), if that is one. */
-  public static java.util.Optional<Manifest> parse(String result) {
+  public static Optional<Manifest> parse(String result) {
     if (result == null) {
-      return java.util.Optional.empty();
+      return Optional.empty();
     }
     String last =
         result
@@ -88,9 +89,9 @@ public record Manifest(
             .reduce((a, b) -> b)
             .orElse("");
     try {
-      return java.util.Optional.of(read(last.getBytes(StandardCharsets.UTF_8)));
+      return Optional.of(read(last.getBytes(StandardCharsets.UTF_8)));
     } catch (IOException | RuntimeException e) {
-      return java.util.Optional.empty();
+      return Optional.empty();
     }
   }
 }

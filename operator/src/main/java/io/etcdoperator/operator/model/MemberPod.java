@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.fabric8.kubernetes.api.model.PodTemplateSpecBuilder;
 import io.fabric8.kubernetes.api.model.Probe;
 import io.fabric8.kubernetes.api.model.ProbeBuilder;
+import io.fabric8.kubernetes.api.model.Volume;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -103,7 +104,7 @@ final class MemberPod {
           new ArrayList<>(
               List.of(
                   RestorePods.restoreInitContainer(cluster, source, pointInTime, operatorImage))));
-      List<io.fabric8.kubernetes.api.model.Volume> volumes =
+      List<Volume> volumes =
           new ArrayList<>(podSpec.getVolumes() == null ? List.of() : podSpec.getVolumes());
       RestorePods.restoreSourceVolume(source).ifPresent(volumes::add);
       podSpec.setVolumes(volumes);

@@ -1,5 +1,10 @@
 package io.etcdoperator.operator.model;
 
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.regex.Matcher;
@@ -101,7 +106,6 @@ public final class Names {
   /** On the rebuild pod: the ordinal of the survivor whose claim it runs on. */
   public static final String SURVIVOR_ANNOTATION = ANNOTATION_PREFIX + "survivor";
 
-  /** On every object the operator writes: the hash of the desired object last written. */
   /** On an EtcdCluster: {@code "true"} stops every change the operator would make to it. */
   public static final String PAUSED_ANNOTATION = ANNOTATION_PREFIX + "paused";
 
@@ -117,6 +121,7 @@ public final class Names {
    */
   public static final String COMPACTED_ANNOTATION = ANNOTATION_PREFIX + "compacted";
 
+  /** On every object the operator writes: the hash of the desired object last written. */
   public static final String DESIRED_HASH_ANNOTATION = ANNOTATION_PREFIX + "desired-hash";
 
   /** The operator's image of this build, as deploy/ names it (OPERATOR_IMAGE overrides it). */
@@ -151,11 +156,10 @@ public final class Names {
     }
     try {
       byte[] digest =
-          java.security.MessageDigest.getInstance("SHA-256")
-              .digest(claim.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+          MessageDigest.getInstance("SHA-256").digest(claim.getBytes(StandardCharsets.UTF_8));
       String head = claim.substring(0, 46).replaceAll("[^A-Za-z0-9]+$", "");
-      return head + "-" + java.util.HexFormat.of().formatHex(digest).substring(0, 16);
-    } catch (java.security.NoSuchAlgorithmException e) {
+      return head + "-" + HexFormat.of().formatHex(digest).substring(0, 16);
+    } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("SHA-256 is part of every JDK", e);
     }
   }
@@ -271,7 +275,7 @@ public final class Names {
     }
     String host;
     try {
-      host = java.net.URI.create(peerUrl).getHost();
+      host = URI.create(peerUrl).getHost();
     } catch (IllegalArgumentException e) {
       return -1;
     }

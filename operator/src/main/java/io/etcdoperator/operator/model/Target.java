@@ -1,5 +1,6 @@
 package io.etcdoperator.operator.model;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 
@@ -29,7 +30,7 @@ public record Target(
     Rebuild rebuild,
     Optional<String> newestBackup,
     boolean paused,
-    Optional<java.time.Duration> replaceLostMemberAfter) {
+    Optional<Duration> replaceLostMemberAfter) {
   public Target {
     problems = List.copyOf(problems);
   }
@@ -55,7 +56,7 @@ public record Target(
         Optional.empty());
   }
 
-  public Target withReplaceLostMemberAfter(Optional<java.time.Duration> value) {
+  public Target withReplaceLostMemberAfter(Optional<Duration> value) {
     return new Target(
         namespace, name, generation, desired, problems, rebuild, newestBackup, paused, value);
   }
@@ -233,7 +234,7 @@ public record Target(
     }
 
     /** The etcd version the image's tag names; empty for a tag that is no version. */
-    public java.util.Optional<EtcdVersion> etcdVersion() {
+    public Optional<EtcdVersion> etcdVersion() {
       return EtcdVersion.ofImage(image);
     }
   }

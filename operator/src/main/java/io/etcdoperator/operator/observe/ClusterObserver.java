@@ -1,9 +1,8 @@
 package io.etcdoperator.operator.observe;
 
-import io.etcdoperator.operator.etcd.ClusterProbe;
+import io.etcdoperator.operator.etcd.EtcdException;
 import io.etcdoperator.operator.etcd.EtcdHttp;
 import io.etcdoperator.operator.etcd.EtcdService;
-import io.etcdoperator.operator.etcd.ProbeFailure;
 import io.etcdoperator.operator.model.ClusterState;
 import io.etcdoperator.operator.model.Names;
 import io.etcdoperator.operator.tls.TlsReport;
@@ -13,7 +12,6 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import java.time.Clock;
 import java.util.Collection;
-import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
@@ -116,7 +114,7 @@ public final class ClusterObserver {
       expected.forEach(
           i -> etcd.pinAddress(key, Names.memberHost(namespace, cluster, i), Optional.empty()));
     }
-    Probed probed = new Probed(new TreeMap<>(), Optional.empty());
+    Probes.Probed probed = new Probes.Probed(new TreeMap<>(), Optional.empty());
     if (!expected.isEmpty()) {
       TreeMap<Integer, String> urls = new TreeMap<>();
       expected.forEach(
@@ -128,7 +126,7 @@ public final class ClusterObserver {
                       cluster,
                       i,
                       pods.containsKey(i) ? pods.get(i).clientScheme() : clientScheme)));
-      probed = fromProbe(urls, etcd.probeAll(key, List.copyOf(urls.values())));
+      probed = Probes.fromProbe(urls, etcd.probeAll(key, List.copyOf(urls.values())));
     }
     TreeMap<Integer, MemberProbe> probes = new TreeMap<>(probed.probes());
     trace(cluster, probes, probed.memberList());
@@ -145,7 +143,7 @@ public final class ClusterObserver {
       if (leader.isPresent()) {
         try {
           authEnabled = Optional.of(etcd.authEnabled(key, leader.get().endpoint()));
-        } catch (io.etcdoperator.operator.etcd.EtcdException e) {
+        } catch (EtcdException e) {
           LOG.debug("auth status of {} unknown: {}", key, e.getMessage());
         }
       }
@@ -175,7 +173,7 @@ public final class ClusterObserver {
         probes.stream()
             .filter(MemberProbe::reachable)
             .map(MemberProbe::version)
-            .filter(java.util.Objects::nonNull)
+            .filter(v -> v != null)
             .sorted()
             .toList();
     SeenVersion seen = memory.version;
@@ -275,7 +273,7 @@ public final class ClusterObserver {
       String host = Names.memberHost(namespace, cluster, ordinal);
       etcd.pinAddress(key, host, Optional.of(ip));
       String url = Names.clientUrl(namespace, cluster, ordinal, KubernetesViews.clientScheme(pod));
-      probe = Optional.of(toView(ordinal, etcd.status(key, url)));
+      probe = Optional.of(Probes.toView(ordinal, etcd.status(key, url)));
     }
     String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
     return new RebuildView(
@@ -284,58 +282,6 @@ public final class ClusterObserver {
         phase == null ? "Pending" : phase,
         pod.getMetadata().getDeletionTimestamp() != null,
         probe);
-  }
-
-  /**
-   * What a probe says, as the planner's records.
-   *
-   * @param probes one per probed ordinal
-   * @param memberList the member list the probe chose (the leader's when it answered)
-   */
-  public record Probed(SortedMap<Integer, MemberProbe> probes, Optional<MemberList> memberList) {
-    public Probed {
-      probes = Collections.unmodifiableSortedMap(new TreeMap<>(probes));
-    }
-  }
-
-  /**
-   * Maps a probe of the members at {@code clientUrls} (ordinal to the client URL probed) to the
-   * planner's records, exactly as {@link #observe} does: for tests and tools that probe members at
-   * addresses of their own (real etcd processes on loopback) and build the {@link ClusterView}
-   * around them. Probes of URLs not in {@code clientUrls} are ignored; a member list returned by
-   * such a URL is reported as seen from ordinal -1.
-   */
-  public static Probed fromProbe(SortedMap<Integer, String> clientUrls, ClusterProbe probe) {
-    TreeMap<Integer, MemberProbe> probes = new TreeMap<>();
-    clientUrls.forEach(
-        (ordinal, url) ->
-            probe.find(url).ifPresent(p -> probes.put(ordinal, toView(ordinal, p.status()))));
-    Optional<MemberList> memberList =
-        probe
-            .memberList()
-            .map(
-                list ->
-                    new MemberList(
-                        list.members().stream()
-                            .map(
-                                m ->
-                                    new MemberList.Entry(
-                                        m.id(),
-                                        m.name(),
-                                        m.peerUrls(),
-                                        m.clientUrls(),
-                                        m.learner()))
-                            .toList(),
-                        ordinalOf(clientUrls, list.endpoint())));
-    return new Probed(probes, memberList);
-  }
-
-  private static int ordinalOf(SortedMap<Integer, String> clientUrls, String endpoint) {
-    return clientUrls.entrySet().stream()
-        .filter(e -> e.getValue().equals(endpoint))
-        .mapToInt(e -> e.getKey())
-        .findFirst()
-        .orElse(-1);
   }
 
   /** What each member answered, at TRACE: the planner's whole input from etcd, for diagnosis. */
@@ -361,45 +307,5 @@ public final class ClusterObserver {
             .toList(),
         list.map(l -> l.members().size() + " members, from ordinal " + l.seenFromOrdinal())
             .orElse("none"));
-  }
-
-  static MemberProbe toView(int ordinal, io.etcdoperator.operator.etcd.EtcdStatus s) {
-    if (!s.reachable()) {
-      // The status says only "not answering"; the log keeps what gRPC said.
-      LOG.debug("probe of {} failed: {}", s.endpoint(), s.failure().orElseThrow());
-      ProbeFailure f = s.failure().orElseThrow();
-      return MemberProbe.unreachable(ordinal, s.endpoint(), describe(f), f.refused());
-    }
-    return new MemberProbe(
-        ordinal,
-        s.endpoint(),
-        true,
-        null,
-        s.clusterId(),
-        s.memberId(),
-        s.leaderId(),
-        s.raftTerm(),
-        s.raftIndex(),
-        s.learner(),
-        s.version(),
-        s.dbSize(),
-        s.errors(),
-        s.revision(),
-        0,
-        false,
-        s.dbSizeInUse());
-  }
-
-  /**
-   * A short, stable description: the status must not change from one reconcile to the next only
-   * because an error text carried an address or a duration, or because a member that does not
-   * answer was refused once and timed out the next time (gRPC's reconnect back-off makes a dead
-   * member do both).
-   */
-  static String describe(ProbeFailure f) {
-    return switch (f.failure()) {
-      case UNREACHABLE, DEADLINE_EXCEEDED -> "not answering";
-      default -> f.failure().name().toLowerCase().replace('_', ' ');
-    };
   }
 }

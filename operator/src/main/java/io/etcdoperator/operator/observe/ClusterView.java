@@ -76,7 +76,7 @@ public record ClusterView(
         tls,
         authEnabled,
         Optional.empty(),
-        new java.util.TreeMap<>());
+        new TreeMap<>());
   }
 
   public ClusterView(
@@ -113,7 +113,7 @@ public record ClusterView(
         TlsReport.NONE,
         Optional.empty(),
         Optional.empty(),
-        new java.util.TreeMap<>());
+        new TreeMap<>());
   }
 
   public ClusterView {

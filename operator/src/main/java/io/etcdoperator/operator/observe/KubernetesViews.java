@@ -1,15 +1,19 @@
 package io.etcdoperator.operator.observe;
 
 import io.etcdoperator.operator.model.ClusterState;
+import io.etcdoperator.operator.model.Maintenance;
 import io.etcdoperator.operator.model.Names;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.VolumeResourceRequirements;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 
@@ -44,17 +48,17 @@ public final class KubernetesViews {
         sts.getMetadata().getDeletionTimestamp() != null);
   }
 
-  private static long storage(io.fabric8.kubernetes.api.model.VolumeResourceRequirements r) {
+  private static long storage(VolumeResourceRequirements r) {
     return r == null || r.getRequests() == null ? 0 : bytes(r.getRequests().get("storage"));
   }
 
   /** A storage quantity in bytes; 0 when absent or not a quantity. */
-  static long bytes(io.fabric8.kubernetes.api.model.Quantity q) {
+  static long bytes(Quantity q) {
     if (q == null) {
       return 0;
     }
     try {
-      return io.etcdoperator.operator.model.Maintenance.bytes(q);
+      return Maintenance.bytes(q);
     } catch (IllegalArgumentException | ArithmeticException e) {
       return 0;
     }
@@ -148,7 +152,7 @@ public final class KubernetesViews {
     if (pod.getSpec() == null || pod.getSpec().getContainers() == null) {
       return Optional.empty();
     }
-    String variable = "ETCD_" + flag.toUpperCase(java.util.Locale.ROOT).replace('-', '_');
+    String variable = "ETCD_" + flag.toUpperCase(Locale.ROOT).replace('-', '_');
     for (var c : pod.getSpec().getContainers()) {
       if (!Names.ETCD_CONTAINER.equals(c.getName())) {
         continue;

@@ -1,7 +1,6 @@
 package io.etcdoperator.operator.observe;
 
 import java.util.List;
-import java.util.Optional;
 
 /**
  * The etcd member list.
@@ -12,10 +11,6 @@ import java.util.Optional;
 public record MemberList(List<Entry> members, int seenFromOrdinal) {
   public MemberList {
     members = List.copyOf(members);
-  }
-
-  public Optional<Entry> byId(long id) {
-    return members.stream().filter(m -> m.id() == id).findFirst();
   }
 
   /**

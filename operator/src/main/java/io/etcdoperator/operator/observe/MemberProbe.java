@@ -1,6 +1,8 @@
 package io.etcdoperator.operator.observe;
 
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * What one member said about itself when probed, or why it did not answer.
@@ -84,28 +86,6 @@ public record MemberProbe(
         metricsIndex,
         refused,
         0);
-  }
-
-  /** The same probe, with the part of the backend in use. */
-  public MemberProbe withDbSizeInUse(long value) {
-    return new MemberProbe(
-        ordinal,
-        endpoint,
-        reachable,
-        error,
-        clusterId,
-        memberId,
-        leaderId,
-        raftTerm,
-        raftIndex,
-        learner,
-        version,
-        dbSize,
-        alarms,
-        revision,
-        metricsIndex,
-        refused,
-        value);
   }
 
   /** The part of the database file not in use, in bytes (0 when the size in use is unknown). */
@@ -222,15 +202,14 @@ public record MemberProbe(
     return alarms.stream()
         .map(
             a -> {
-              java.util.regex.Matcher m = ALARM.matcher(a);
+              Matcher m = ALARM.matcher(a);
               return m.find() ? m.group(1) : a.trim();
             })
         .distinct()
         .toList();
   }
 
-  private static final java.util.regex.Pattern ALARM =
-      java.util.regex.Pattern.compile("alarm:([A-Z_]+)");
+  private static final Pattern ALARM = Pattern.compile("alarm:([A-Z_]+)");
 
   public boolean seesLeader() {
     return reachable && leaderId != 0;

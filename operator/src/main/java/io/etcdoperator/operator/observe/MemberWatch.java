@@ -256,7 +256,7 @@ public final class MemberWatch implements AutoCloseable {
     }
     for (int i = 0; i < answers.size(); i++) {
       int ordinal = w.ordinals.get(i);
-      Seen now = Seen.of(ClusterObserver.toView(ordinal, answers.get(i)), w.fragmented);
+      Seen now = Seen.of(Probes.toView(ordinal, answers.get(i)), w.fragmented);
       if (!now.equals(w.expected.get(i))) {
         if (watched.remove(key, w)) {
           LOG.debug(

@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;
 import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.List;
 import java.util.Optional;
 import java.util.SortedMap;
@@ -245,7 +246,7 @@ public final class Placements {
   private static Optional<Instant> time(String text) {
     try {
       return text == null ? Optional.empty() : Optional.of(Instant.parse(text));
-    } catch (java.time.format.DateTimeParseException e) {
+    } catch (DateTimeParseException e) {
       return Optional.empty();
     }
   }

@@ -10,9 +10,11 @@ import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConditionBuilder;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 
 /**
@@ -348,7 +350,7 @@ public final class BackupPlan {
             .filter(c -> type.equals(c.getType()) && value.equals(c.getStatus()))
             .map(Condition::getLastTransitionTime)
             .findFirst()
-            .orElse(now.truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString());
+            .orElse(now.truncatedTo(ChronoUnit.SECONDS).toString());
     return new ConditionBuilder()
         .withType(type)
         .withStatus(value)
@@ -359,7 +361,7 @@ public final class BackupPlan {
   }
 
   static String seconds(Duration d) {
-    return String.format(java.util.Locale.ROOT, "%.1fs", d.toMillis() / 1000.0);
+    return String.format(Locale.ROOT, "%.1fs", d.toMillis() / 1000.0);
   }
 
   private static String nameOf(BackupView v) {

@@ -3,6 +3,7 @@ package io.etcdoperator.operator.plan;
 import io.etcdoperator.api.v1alpha1.EtcdBackupStatus;
 import io.etcdoperator.operator.observe.ClusterView;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -27,7 +28,7 @@ public record BackupView(
     Instant created,
     Optional<EtcdBackupStatus> recorded,
     Optional<ClusterView> clusterView,
-    java.util.List<String> problems,
+    List<String> problems,
     Optional<AgentPod> pod) {
 
   /**

@@ -1,25 +1,15 @@
 package io.etcdoperator.operator.plan;
 
 import io.etcdoperator.operator.model.ClusterState;
-import io.etcdoperator.operator.model.EtcdVersion;
 import io.etcdoperator.operator.model.InitialMember;
-import io.etcdoperator.operator.model.Names;
-import io.etcdoperator.operator.observe.ClaimView;
 import io.etcdoperator.operator.observe.MemberProbe;
 import io.etcdoperator.operator.observe.PodView;
 import io.etcdoperator.operator.plan.Decision.Keep;
-import io.etcdoperator.operator.plan.Facts.Member;
 import io.etcdoperator.operator.plan.Report.Line;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
-import java.util.Set;
-import java.util.TreeMap;
-import java.util.TreeSet;
 
 /**
  * The decisions rules share: what each kind of situation keeps and reports, with the texts users
@@ -30,10 +20,6 @@ final class Decisions {
 
   private Decisions() {}
 
-  static Line line(boolean status, String reason, String message) {
-    return new Line(status, reason, message);
-  }
-
   /**
    * The operator stands still for a reason a human must resolve: unavailable, not ready, not
    * progressing, degraded, every condition with the same reason and message; nothing is touched.
@@ -43,10 +29,10 @@ final class Decisions {
         new Step.None(),
         Keep.NOTHING,
         new Report(
-            line(false, reason, message),
-            line(false, reason, message),
-            line(false, reason, message),
-            line(true, reason, message)),
+            new Line(false, reason, message),
+            new Line(false, reason, message),
+            new Line(false, reason, message),
+            new Line(true, reason, message)),
         Planner.PENDING_RESYNC);
   }
 
@@ -60,25 +46,11 @@ final class Decisions {
         new Step.Wait("usable TLS Secrets"),
         Keep.NOTHING,
         new Report(
-            availableOrUnknown(s, reason, message),
-            line(false, reason, message),
-            line(false, reason, message),
-            line(true, reason, message)),
+            Lines.availableOrUnknown(s, reason, message),
+            new Line(false, reason, message),
+            new Line(false, reason, message),
+            new Line(true, reason, message)),
         INVALID_RESYNC);
-  }
-
-  /**
-   * Quorum as the members that answer see it; Unknown when none answers while some pod is Ready
-   * (the operator cannot see them, which says nothing about their quorum: with an unusable client
-   * certificate, or a spec whose scheme the members do not serve).
-   */
-  static Line availableOrUnknown(Situation s, String reason, String message) {
-    boolean anyAnswers = s.view().probes().values().stream().anyMatch(MemberProbe::reachable);
-    boolean anyReady =
-        s.view().pods().values().stream().anyMatch(io.etcdoperator.operator.observe.PodView::ready);
-    return !s.facts().quorum() && !anyAnswers && anyReady
-        ? Line.unknown(reason, message)
-        : available(s, reason, message);
   }
 
   static Decision invalidSpec(Situation s, List<String> problems) {
@@ -94,10 +66,10 @@ final class Decisions {
         new Step.None(),
         Keep.NOTHING,
         new Report(
-            available(s, reason, "the spec is invalid and nothing was created"),
-            line(false, reason, message),
-            line(false, reason, message),
-            degraded(s, reason)),
+            Lines.available(s, reason, "the spec is invalid and nothing was created"),
+            new Line(false, reason, message),
+            new Line(false, reason, message),
+            Lines.degraded(s, reason)),
         INVALID_RESYNC);
   }
 
@@ -108,10 +80,10 @@ final class Decisions {
         new Step.None(),
         Keep.NOTHING,
         new Report(
-            availableOrUnknown(s, reason, message),
-            line(false, reason, message),
-            line(false, reason, message),
-            degraded(s, reason)),
+            Lines.availableOrUnknown(s, reason, message),
+            new Line(false, reason, message),
+            new Line(false, reason, message),
+            Lines.degraded(s, reason)),
         INVALID_RESYNC);
   }
 
@@ -125,7 +97,9 @@ final class Decisions {
     boolean anyAnswers = s.view().probes().values().stream().anyMatch(MemberProbe::reachable);
     String reason = Conditions.CANNOT_REACH_MEMBERS;
     Line available =
-        f.quorum() || anyAnswers ? available(s, reason, message) : Line.unknown(reason, message);
+        f.quorum() || anyAnswers
+            ? Lines.available(s, reason, message)
+            : Line.unknown(reason, message);
     return new Decision(
         new Step.Wait("the operator to reach every member whose pod is Ready"),
         // The Services stay as desired: members are reached by their names in the headless
@@ -134,9 +108,11 @@ final class Decisions {
         Keep.OBJECTS,
         new Report(
             available,
-            f.quorum() || anyAnswers ? line(false, reason, message) : Line.unknown(reason, message),
-            line(false, reason, message),
-            line(true, reason, message)),
+            f.quorum() || anyAnswers
+                ? new Line(false, reason, message)
+                : Line.unknown(reason, message),
+            new Line(false, reason, message),
+            new Line(true, reason, message)),
         Planner.PENDING_RESYNC);
   }
 
@@ -154,7 +130,7 @@ final class Decisions {
     }
     Report r = d.report();
     Line noSpace =
-        line(
+        new Line(
             true,
             Conditions.NO_SPACE,
             "NOSPACE: etcd refuses writes, the database reached its quota; " + degraded.message());
@@ -171,10 +147,10 @@ final class Decisions {
         step,
         keep,
         new Report(
-            line(false, Conditions.REBUILDING, message),
-            line(false, Conditions.REBUILDING, message),
-            line(true, Conditions.REBUILDING, message),
-            line(true, Conditions.MAJORITY_DATA_LOST, message)),
+            new Line(false, Conditions.REBUILDING, message),
+            new Line(false, Conditions.REBUILDING, message),
+            new Line(true, Conditions.REBUILDING, message),
+            new Line(true, Conditions.MAJORITY_DATA_LOST, message)),
         Planner.PENDING_RESYNC);
   }
 
@@ -182,13 +158,13 @@ final class Decisions {
     return rebuilding(step, Keep.statefulSet(0), message);
   }
 
+  /** A change that does not progress: the reason (RollStuck, UpgradeStuck) and what to say. */
+  record Stuck(String reason, String message) {}
+
   /**
    * With quorum, doing {@code activity} (a condition reason): not Ready, with the step said; a
    * stuck roll makes Degraded say so and Progressing stop.
    */
-  /** A change that does not progress: the reason (RollStuck, UpgradeStuck) and what to say. */
-  record Stuck(String reason, String message) {}
-
   static Decision withQuorum(Situation s, String activity, Step step, Optional<Stuck> stuck) {
     Facts f = s.facts();
     String doing =
@@ -210,15 +186,15 @@ final class Decisions {
                 || Conditions.ALARM.equals(activity));
     Report report =
         new Report(
-            available(s, Conditions.QUORUM_HELD, ""),
-            line(false, activity, message),
+            Lines.available(s, Conditions.QUORUM_HELD, ""),
+            new Line(false, activity, message),
             stuck.isPresent()
-                ? line(false, stuck.get().reason(), stuck.get().message())
-                : line(progressing, activity, message),
+                ? new Line(false, stuck.get().reason(), stuck.get().message())
+                : new Line(progressing, activity, message),
             stuck.isPresent()
-                ? line(true, stuck.get().reason(), stuck.get().message())
-                : degraded(s, Conditions.MEMBERS_HEALTHY));
-    return new Decision(step, quorumKeep(s), report, Planner.PENDING_RESYNC);
+                ? new Line(true, stuck.get().reason(), stuck.get().message())
+                : Lines.degraded(s, Conditions.MEMBERS_HEALTHY));
+    return new Decision(step, Keeps.quorumKeep(s), report, Planner.PENDING_RESYNC);
   }
 
   static Decision withQuorum(Situation s, String activity, Step step) {
@@ -233,11 +209,11 @@ final class Decisions {
     boolean acting = !(step instanceof Step.None);
     Report report =
         new Report(
-            available(s, Conditions.QUORUM_HELD, ""),
-            line(false, Conditions.NO_SPACE, message),
-            line(acting, Conditions.NO_SPACE, acting ? step.describe() : message),
-            line(true, Conditions.NO_SPACE, message));
-    return new Decision(step, quorumKeep(s), report, Planner.PENDING_RESYNC);
+            Lines.available(s, Conditions.QUORUM_HELD, ""),
+            new Line(false, Conditions.NO_SPACE, message),
+            new Line(acting, Conditions.NO_SPACE, acting ? step.describe() : message),
+            new Line(true, Conditions.NO_SPACE, message));
+    return new Decision(step, Keeps.quorumKeep(s), report, Planner.PENDING_RESYNC);
   }
 
   /**
@@ -261,60 +237,27 @@ final class Decisions {
             + " members are healthy voters";
     Report report =
         new Report(
-            available(s, Conditions.QUORUM_HELD, ""),
-            line(true, Conditions.MEMBERS_READY, message),
-            line(false, Conditions.RECONCILED, "nothing to do"),
-            degraded(s, Conditions.MEMBERS_HEALTHY));
-    Duration requeue = untilNextFiring(s);
-    if (clusterVersionToBeRaised(s) && requeue.compareTo(Planner.VERSION_RESYNC) > 0) {
+            Lines.available(s, Conditions.QUORUM_HELD, ""),
+            new Line(true, Conditions.MEMBERS_READY, message),
+            new Line(false, Conditions.RECONCILED, "nothing to do"),
+            Lines.degraded(s, Conditions.MEMBERS_HEALTHY));
+    Duration requeue = Timing.untilNextFiring(s);
+    if (Timing.clusterVersionToBeRaised(s) && requeue.compareTo(Planner.VERSION_RESYNC) > 0) {
       requeue = Planner.VERSION_RESYNC;
     }
-    return new Decision(new Step.None(), quorumKeep(s), report, requeue);
+    return new Decision(new Step.None(), Keeps.quorumKeep(s), report, requeue);
   }
-
-  /**
-   * Whether etcd is about to raise the cluster version: every member that answers runs a later
-   * minor version than the cluster version (just after an upgrade's last restart, or a bootstrap's
-   * 3.0). Its leader does so within seconds, and nothing wakes the operator then (no pod changes,
-   * no member's Status does): the status would show the old cluster version until the resync.
-   */
-  static boolean clusterVersionToBeRaised(Situation s) {
-    Optional<EtcdVersion> cluster = s.view().clusterVersion().flatMap(EtcdVersion::parse);
-    List<EtcdVersion> members = s.facts().answeringVersions();
-    return cluster.isPresent()
-        && !members.isEmpty()
-        && members.stream().allMatch(m -> cluster.get().minorsTo(m) > 0);
-  }
-
-  /**
-   * {@link Planner#READY_RESYNC}, or less when the spec's defragmentation schedule fires sooner:
-   * nothing else wakes a Ready cluster at a time of day.
-   */
-  static Duration untilNextFiring(Situation s) {
-    Instant now = s.facts().view().now();
-    return s.desired()
-        .maintenance()
-        .schedule()
-        .flatMap(c -> c.next(now))
-        .map(firing -> Duration.between(now, firing).plus(FIRING_MARGIN))
-        .filter(d -> d.compareTo(Planner.READY_RESYNC) < 0)
-        .map(d -> d.isNegative() ? FIRING_MARGIN : d)
-        .orElse(Planner.READY_RESYNC);
-  }
-
-  /** Looks a little after a firing, so that the schedule sees it as past. */
-  static final Duration FIRING_MARGIN = Duration.ofMillis(100);
 
   /** With quorum, scaled to 0: the StatefulSet stops every member. */
   static Decision hibernating(Situation s) {
     String message = "scaling to 0: stopping members; their data is kept in their claims";
     Report report =
         new Report(
-            available(s, Conditions.QUORUM_HELD, ""),
-            line(false, Conditions.HIBERNATED, message),
-            line(true, Conditions.HIBERNATED, message),
-            degraded(s, Conditions.MEMBERS_HEALTHY));
-    return new Decision(new Step.None(), quorumKeep(s), report, Planner.PENDING_RESYNC);
+            Lines.available(s, Conditions.QUORUM_HELD, ""),
+            new Line(false, Conditions.HIBERNATED, message),
+            new Line(true, Conditions.HIBERNATED, message),
+            Lines.degraded(s, Conditions.MEMBERS_HEALTHY));
+    return new Decision(new Step.None(), Keeps.quorumKeep(s), report, Planner.PENDING_RESYNC);
   }
 
   /** Without quorum, scaled to 0: stopping or stopped. */
@@ -326,10 +269,10 @@ final class Decisions {
             : "scaling to 0: stopping members; their data is kept in their claims";
     Report report =
         new Report(
-            line(false, Conditions.HIBERNATED, message),
-            line(false, Conditions.HIBERNATED, message),
-            line(!stopped, Conditions.HIBERNATED, message),
-            line(false, Conditions.HIBERNATED, message));
+            new Line(false, Conditions.HIBERNATED, message),
+            new Line(false, Conditions.HIBERNATED, message),
+            new Line(!stopped, Conditions.HIBERNATED, message),
+            new Line(false, Conditions.HIBERNATED, message));
     return new Decision(
         new Step.None(),
         Keep.statefulSet(replicas),
@@ -343,7 +286,7 @@ final class Decisions {
    * keeps.
    */
   static Decision quorumLost(Situation s, Step step, int replicas) {
-    String message = quorumLostMessage(s);
+    String message = Lines.quorumLostMessage(s);
     boolean acting = !(step instanceof Step.None);
     String progress =
         acting
@@ -351,49 +294,21 @@ final class Decisions {
             : "waiting for members to come back; nothing is removed or deleted meanwhile";
     Report report =
         new Report(
-            line(false, Conditions.QUORUM_LOST, message),
-            line(false, Conditions.QUORUM_LOST, message),
-            line(acting, Conditions.QUORUM_LOST, progress),
-            line(true, Conditions.QUORUM_LOST, message));
-    return new Decision(step, keepWithoutQuorum(s, replicas), report, Planner.PENDING_RESYNC);
-  }
-
-  /**
-   * Without quorum: every known member's pod, and the ConfigMap written again as {@code existing}
-   * when it is gone or says {@code new} (a member starting empty must join, never bootstrap).
-   */
-  static Keep keepWithoutQuorum(Situation s, int replicas) {
-    Keep keep = Keep.statefulSet(replicas);
-    boolean recorded = s.view().clusterState().map(ClusterState::existing).orElse(false);
-    return recorded ? keep : keep.withClusterState(rebuiltClusterState(s));
-  }
-
-  /**
-   * The ConfigMap as the world says it must be, when it is lost: {@code existing}, with the members
-   * the cluster is known to have (by the member list when a member answered, else by the claims
-   * marked with a member and the pods running etcd) under their stable peer URLs, and the cluster
-   * ID the members answer with or the claims record.
-   */
-  static ClusterState rebuiltClusterState(Situation s) {
-    Facts f = s.facts();
-    List<InitialMember> members =
-        f.members().isEmpty()
-            ? f.knownOrdinals().stream()
-                .map(i -> InitialMember.of(s.namespace(), s.name(), i, s.peerScheme()))
-                .toList()
-            : quorumMembers(s);
-    long clusterId = f.clusterId() != 0 ? f.clusterId() : f.recordedClusterId();
-    Map<String, String> annotations =
-        clusterId == 0 ? Map.of() : Map.of(Names.CLUSTER_ID_ANNOTATION, Hex.id(clusterId));
-    return new ClusterState(
-        ClusterState.Kind.EXISTING, members, s.desired().clusterToken(), annotations);
+            new Line(false, Conditions.QUORUM_LOST, message),
+            new Line(false, Conditions.QUORUM_LOST, message),
+            new Line(acting, Conditions.QUORUM_LOST, progress),
+            new Line(true, Conditions.QUORUM_LOST, message));
+    return new Decision(step, Keeps.keepWithoutQuorum(s, replicas), report, Planner.PENDING_RESYNC);
   }
 
   /** A majority lost its data: keep every pod, say so; touch nothing else. */
   static Decision majorityDataLost(Situation s, String message, int replicas) {
     Decision halted = halt(Conditions.MAJORITY_DATA_LOST, message);
     return new Decision(
-        halted.step(), keepWithoutQuorum(s, replicas), halted.report(), halted.requeueAfter());
+        halted.step(),
+        Keeps.keepWithoutQuorum(s, replicas),
+        halted.report(),
+        halted.requeueAfter());
   }
 
   /** A cluster that never formed: the ConfigMap says new with every desired member. */
@@ -408,17 +323,17 @@ final class Decisions {
             + " of "
             + replicas
             + " pods running"
-            + unreachableSuffix(s)
+            + Lines.unreachableSuffix(s)
             + ")";
     String message = step instanceof Step.None ? waiting : step.describe();
     Report report =
         s.desired().restoreFrom().isPresent()
             ? Restores.report(s, step, waiting)
             : new Report(
-                line(false, Conditions.BOOTSTRAPPING, waiting),
-                line(false, Conditions.BOOTSTRAPPING, waiting),
-                line(true, Conditions.BOOTSTRAPPING, message),
-                line(false, Conditions.BOOTSTRAPPING, waiting));
+                new Line(false, Conditions.BOOTSTRAPPING, waiting),
+                new Line(false, Conditions.BOOTSTRAPPING, waiting),
+                new Line(true, Conditions.BOOTSTRAPPING, message),
+                new Line(false, Conditions.BOOTSTRAPPING, waiting));
     ClusterState state =
         new ClusterState(ClusterState.Kind.NEW, members, s.desired().clusterToken());
     return new Decision(
@@ -426,165 +341,5 @@ final class Decisions {
         Keep.statefulSet(replicas).withClusterState(state),
         report,
         running > 0 ? Planner.FORMING_RESYNC : Planner.PENDING_RESYNC);
-  }
-
-  /**
-   * What a cluster with quorum keeps: the ConfigMap says {@code existing} with the current member
-   * list (and the cluster ID seen, and the record of rebuilds), the StatefulSet covers every
-   * member's ordinal (0 when hibernating), and every healthy member's claim is marked with it.
-   */
-  static Keep quorumKeep(Situation s) {
-    Facts f = s.facts();
-    Map<String, String> annotations =
-        new TreeMap<>(f.view().clusterState().map(SurvivorRebuild::kept).orElse(Map.of()));
-    annotations.put(Names.CLUSTER_ID_ANNOTATION, Hex.id(f.clusterId()));
-    Restores.record(f.view())
-        .ifPresent(r -> annotations.putIfAbsent(Names.RESTORED_FROM_ANNOTATION, r));
-    int replicas =
-        s.hibernating() || f.knownOrdinals().isEmpty() ? 0 : f.knownOrdinals().last() + 1;
-    return new Keep(
-        true,
-        Optional.of(
-            new ClusterState(
-                ClusterState.Kind.EXISTING,
-                quorumMembers(s),
-                s.desired().clusterToken(),
-                annotations)),
-        OptionalInt.of(replicas),
-        claimMarks(s),
-        f.clusterId());
-  }
-
-  /** The member list's members of our ordinals, by the peer URL etcd has for each. */
-  private static List<InitialMember> quorumMembers(Situation s) {
-    Facts f = s.facts();
-    return f.members().stream()
-        .filter(m -> m.ordinal() >= 0)
-        .map(
-            m ->
-                new InitialMember(
-                    m.name(),
-                    m.etcd().peerUrls().isEmpty()
-                        ? Names.peerUrl(s.namespace(), s.name(), m.ordinal(), s.peerScheme())
-                        : m.etcd().peerUrls().get(0)))
-        .toList();
-  }
-
-  /** Each healthy member's claim, marked with the member (and cluster) it holds, where not yet. */
-  private static Map<String, Long> claimMarks(Situation s) {
-    if (!s.desired().persistentStorage()) {
-      return Map.of();
-    }
-    Facts f = s.facts();
-    Map<String, Long> marks = new TreeMap<>();
-    for (Member m : f.members()) {
-      ClaimView claim = f.view().claims().get(m.ordinal());
-      if (claim != null
-          && !claim.terminating()
-          && m.etcd().started()
-          && f.healthy(m)
-          && (claim.memberId() != m.id()
-              || claim.clusterId() != f.clusterId()
-              || claim.ownedByCluster() != s.desired().claims().withCluster())) {
-        marks.put(claim.name(), m.id());
-      }
-    }
-    return marks;
-  }
-
-  private static Line available(Situation s, String fallbackReason, String fallbackMessage) {
-    Facts f = s.facts();
-    if (f.quorum()) {
-      String leader = f.leaderMember().map(Member::name).orElse("?");
-      return line(
-          true,
-          Conditions.QUORUM_HELD,
-          f.healthyVoters().size()
-              + " of "
-              + f.voters().size()
-              + " voters healthy; leader "
-              + leader);
-    }
-    if (f.existed()) {
-      return line(false, Conditions.QUORUM_LOST, quorumLostMessage(s));
-    }
-    return line(false, fallbackReason, fallbackMessage);
-  }
-
-  static Line degraded(Situation s, String healthyReason) {
-    Facts f = s.facts();
-    List<String> unhealthy =
-        f.members().stream()
-            .filter(m -> !f.healthy(m))
-            .map(m -> m.name() + ": " + f.whyUnhealthy(m))
-            .toList();
-    if (!unhealthy.isEmpty()) {
-      return line(true, Conditions.MEMBERS_UNREACHABLE, String.join("; ", unhealthy));
-    }
-    List<String> strays = straysRunning(f);
-    if (!strays.isEmpty()) {
-      return line(
-          true,
-          Conditions.POD_NOT_A_MEMBER,
-          String.join(", ", strays)
-              + (strays.size() > 1 ? " run" : " runs")
-              + " etcd but the cluster has no such member; it may hold the data of another"
-              + " cluster, so the operator deletes nothing of it");
-    }
-    return line(false, healthyReason, "no member is unhealthy");
-  }
-
-  /** Running member pods whose ordinal is not in the member list (once a list is known). */
-  private static List<String> straysRunning(Facts f) {
-    if (f.members().isEmpty()) {
-      return List.of();
-    }
-    Set<Integer> listed = new TreeSet<>();
-    f.members().forEach(m -> listed.add(m.ordinal()));
-    return f.view().pods().values().stream()
-        .filter(p -> p.running() && !p.terminating() && !listed.contains(p.ordinal()))
-        .map(PodView::name)
-        .toList();
-  }
-
-  static String quorumLostMessage(Situation s) {
-    Facts f = s.facts();
-    int voters = f.voters().size();
-    List<String> missing = new ArrayList<>();
-    if (!f.members().isEmpty()) {
-      f.voters().stream()
-          .filter(m -> !f.healthy(m))
-          .forEach(m -> missing.add(m.name() + " (" + f.whyUnhealthy(m) + ")"));
-      return "quorum lost: "
-          + f.healthyVoters().size()
-          + " of "
-          + voters
-          + " voters healthy, "
-          + Quorum.of(voters)
-          + " needed; missing: "
-          + String.join(", ", missing);
-    }
-    Set<Integer> known = f.knownOrdinals();
-    for (int i : known) {
-      Optional<MemberProbe> p = f.view().probe(i);
-      String why =
-          f.view().pod(i).isEmpty()
-              ? "no pod"
-              : p.map(x -> x.reachable() ? "sees no leader" : x.error()).orElse("not probed");
-      missing.add(Names.member(s.name(), i) + " (" + why + ")");
-    }
-    return "quorum lost: no member of "
-        + known.size()
-        + " answers with a leader; missing: "
-        + String.join(", ", missing);
-  }
-
-  private static String unreachableSuffix(Situation s) {
-    List<String> down =
-        s.view().probes().values().stream()
-            .filter(p -> !p.reachable())
-            .map(p -> s.pod(p.ordinal()) + ": " + p.error())
-            .toList();
-    return down.isEmpty() ? "" : "; not answering: " + String.join(", ", down);
   }
 }

@@ -4,7 +4,6 @@ import io.etcdoperator.operator.model.ClusterState;
 import io.etcdoperator.operator.model.EtcdSigns;
 import io.etcdoperator.operator.model.EtcdVersion;
 import io.etcdoperator.operator.model.Names;
-import io.etcdoperator.operator.observe.ClaimView;
 import io.etcdoperator.operator.observe.ClusterView;
 import io.etcdoperator.operator.observe.MemberList;
 import io.etcdoperator.operator.observe.MemberProbe;
@@ -30,14 +29,8 @@ import java.util.stream.Collectors;
  * healthy when there is a quorum, it is one of those that follow its leader, and it reports no
  * alarm.
  *
- * <p>Whether the cluster ever formed ({@link #existed}) is read from every sign the world keeps,
- * the operator's ConfigMap being only one: a claim marked with a member ID (a member was healthy on
- * it), a member that answers (etcd serves clients only once it joined a cluster with quorum), a
- * member pod that is Ready (its readiness probe asks {@code /health}, which needs a leader), and,
- * when the ConfigMap is gone, a member pod running etcd (it may hold the only copy of some data; a
- * {@code new} cluster must never be bootstrapped over it). A StatefulSet alone is no sign: one
- * exists from the first moment of a bootstrap, and announcing {@code existing} to members of a
- * cluster that never formed would keep them from ever starting.
+ * <p>Whether the cluster ever formed, and the cluster ID recorded when quorum was seen, are read
+ * from what the world keeps of its past ({@link Past}).
  */
 public final class Facts {
   /** A member that lags the leader by more raft entries than this has not caught up. */
@@ -81,42 +74,8 @@ public final class Facts {
         leaderId != 0
             && Quorum.held(
                 voters().size(), (int) voters().stream().filter(this::followsLeader).count());
-    this.existed = existed(view);
-    this.recordedClusterId = recordedClusterId(view);
-  }
-
-  private static boolean existed(ClusterView view) {
-    boolean configMapSaysSo = view.clusterState().map(ClusterState::existing).orElse(false);
-    boolean claimMarked = view.claims().values().stream().anyMatch(c -> c.memberId() != 0);
-    boolean answers =
-        view.probes().values().stream().anyMatch(p -> p.reachable() && p.clusterId() != 0);
-    boolean ready = view.pods().values().stream().anyMatch(PodView::ready);
-    boolean runsWithoutRecord =
-        view.clusterState().isEmpty()
-            && view.pods().values().stream().anyMatch(p -> p.running() && !p.terminating());
-    return configMapSaysSo || claimMarked || answers || ready || runsWithoutRecord;
-  }
-
-  /**
-   * The cluster ID recorded when quorum was seen: on the ConfigMap, else on the claims when they
-   * all agree; 0 when nothing records one.
-   */
-  private static long recordedClusterId(ClusterView view) {
-    Optional<String> onConfigMap =
-        view.clusterState().flatMap(s -> s.annotation(Names.CLUSTER_ID_ANNOTATION));
-    if (onConfigMap.isPresent()) {
-      try {
-        return Long.parseUnsignedLong(onConfigMap.get(), 16);
-      } catch (NumberFormatException e) {
-        return 0;
-      }
-    }
-    Set<Long> onClaims =
-        view.claims().values().stream()
-            .map(ClaimView::clusterId)
-            .filter(id -> id != 0)
-            .collect(Collectors.toSet());
-    return onClaims.size() == 1 ? onClaims.iterator().next() : 0;
+    this.existed = Past.existed(view);
+    this.recordedClusterId = Past.recordedClusterId(view);
   }
 
   /** The observation these facts were derived from. */

@@ -5,6 +5,7 @@ import io.etcdoperator.operator.model.TlsMove;
 import io.etcdoperator.operator.observe.MemberProbe;
 import io.etcdoperator.operator.observe.PodView;
 import io.etcdoperator.operator.observe.StatefulSetView;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.SortedSet;
@@ -229,7 +230,7 @@ final class HaltRules {
       }
       boolean peerTls = s.desired().security().peerHttps();
       boolean serverTls = s.desired().security().serverTls();
-      List<String> differ = new java.util.ArrayList<>();
+      List<String> differ = new ArrayList<>();
       for (Facts.Member m : s.facts().members()) {
         for (String url : m.etcd().peerUrls()) {
           if (!peerTls && url.startsWith("https://")) {

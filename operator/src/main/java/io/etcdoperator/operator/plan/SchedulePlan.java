@@ -3,12 +3,14 @@ package io.etcdoperator.operator.plan;
 import io.etcdoperator.api.v1alpha1.EtcdBackupScheduleStatus;
 import io.etcdoperator.api.v1alpha1.EtcdBackupStatus;
 import io.etcdoperator.operator.model.Cron;
+import io.etcdoperator.operator.model.Durations;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConditionBuilder;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -220,7 +222,7 @@ public final class SchedulePlan {
 
   /** A duration as {@code 7d}, {@code 36h}, {@code 1h30m}; empty when blank or unreadable. */
   static Optional<Duration> keepFor(String text) {
-    return io.etcdoperator.operator.model.Durations.parse(text);
+    return Durations.parse(text);
   }
 
   private static Condition condition(
@@ -245,9 +247,7 @@ public final class SchedulePlan {
         .withReason(reason)
         .withMessage(message)
         .withLastTransitionTime(
-            since != null
-                ? since
-                : now.truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString())
+            since != null ? since : now.truncatedTo(ChronoUnit.SECONDS).toString())
         .build();
   }
 }

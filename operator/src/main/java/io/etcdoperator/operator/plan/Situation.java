@@ -3,6 +3,7 @@ package io.etcdoperator.operator.plan;
 import io.etcdoperator.operator.model.Names;
 import io.etcdoperator.operator.model.Target;
 import io.etcdoperator.operator.model.Target.Desired;
+import io.etcdoperator.operator.model.TlsMove;
 import io.etcdoperator.operator.observe.ClusterView;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,17 +15,17 @@ import java.util.List;
  * @param facts what was seen, derived once
  */
 record Situation(Target target, Facts facts) {
-  /** The resolved spec; every rule after the invalid-spec rule may rely on it. */
   /** The scheme of new members' peer URLs: https with peer TLS. */
   String peerScheme() {
     return target.desired().map(d -> d.security().peerScheme()).orElse("http");
   }
 
   /** Where the cluster stands on its way to peer TLS ({@link TlsMoves}). */
-  io.etcdoperator.operator.model.TlsMove tlsMove() {
+  TlsMove tlsMove() {
     return TlsMoves.of(target, facts);
   }
 
+  /** The resolved spec; every rule after the invalid-spec rule may rely on it. */
   Desired desired() {
     return target.desired().orElseThrow();
   }

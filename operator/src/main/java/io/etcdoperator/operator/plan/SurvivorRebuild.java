@@ -18,9 +18,9 @@ import java.util.SortedSet;
 import java.util.TreeSet;
 
 /**
- * Rule 6: quorum is lost and a majority of the members lost their data. Then no member can ever
- * bring the quorum back: waiting is pointless, but rebuilding destroys whatever the survivors lack,
- * so the operator only reports, unless the user opted in for this very cluster.
+ * Quorum is lost and a majority of the members lost their data. Then no member can ever bring the
+ * quorum back: waiting is pointless, but rebuilding destroys whatever the survivors lack, so the
+ * operator only reports, unless the user opted in for this very cluster.
  *
  * <h2>Detecting it</h2>
  *
@@ -254,7 +254,7 @@ final class SurvivorRebuild {
               .view()
               .clusterState()
               .filter(ClusterState::existing)
-              .orElseGet(() -> Decisions.rebuiltClusterState(s));
+              .orElseGet(() -> Keeps.rebuiltClusterState(s));
       Map<String, String> annotations = new LinkedHashMap<>(kept(state));
       annotations.put(Names.REBUILDING_ANNOTATION, optIn.get());
       annotations.put(Names.REBUILDING_FROM_ANNOTATION, survivor);

@@ -7,6 +7,8 @@ import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfig
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.Optional;
@@ -40,7 +42,7 @@ final class Backups {
   }
 
   /** When the newest complete backup was taken (its completion time). */
-  static Optional<java.time.Instant> newestCompletion(Collection<EtcdBackup> backups) {
+  static Optional<Instant> newestCompletion(Collection<EtcdBackup> backups) {
     return backups.stream()
         .filter(
             b ->
@@ -50,8 +52,8 @@ final class Backups {
         .map(
             t -> {
               try {
-                return java.time.Instant.parse(t);
-              } catch (java.time.format.DateTimeParseException e) {
+                return Instant.parse(t);
+              } catch (DateTimeParseException e) {
                 return null;
               }
             })

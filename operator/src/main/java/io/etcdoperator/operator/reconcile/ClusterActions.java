@@ -1,9 +1,9 @@
 package io.etcdoperator.operator.reconcile;
 
 import io.etcdoperator.api.v1alpha1.EtcdCluster;
-import io.etcdoperator.operator.CallHook;
 import io.etcdoperator.operator.act.Acted;
 import io.etcdoperator.operator.act.ApiRefusal;
+import io.etcdoperator.operator.act.CallHook;
 import io.etcdoperator.operator.act.ClusterObjects;
 import io.etcdoperator.operator.act.Deletions;
 import io.etcdoperator.operator.act.Outcome;

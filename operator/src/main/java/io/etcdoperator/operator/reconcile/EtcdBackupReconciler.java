@@ -8,6 +8,7 @@ import io.etcdoperator.operator.etcd.EtcdService;
 import io.etcdoperator.operator.model.BackupPods;
 import io.etcdoperator.operator.model.BackupSpecs;
 import io.etcdoperator.operator.model.Names;
+import io.etcdoperator.operator.model.Security;
 import io.etcdoperator.operator.observe.ClusterObserver;
 import io.etcdoperator.operator.observe.ClusterTls;
 import io.etcdoperator.operator.observe.ClusterView;
@@ -34,10 +35,12 @@ import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEven
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -121,7 +124,7 @@ public final class EtcdBackupReconciler implements Reconciler<EtcdBackup>, Clean
   }
 
   /** The backup's view, and the TLS of its cluster (what its agent pod is given). */
-  private record Observed(BackupView view, io.etcdoperator.operator.model.Security security) {}
+  private record Observed(BackupView view, Security security) {}
 
   private Observed observe(EtcdBackup backup, KubernetesClient client) {
     var meta = backup.getMetadata();
@@ -139,21 +142,21 @@ public final class EtcdBackupReconciler implements Reconciler<EtcdBackup>, Clean
         backup.getStatus() != null
             && (EtcdBackupStatus.COMPLETE.equals(backup.getStatus().getPhase())
                 || EtcdBackupStatus.FAILED.equals(backup.getStatus().getPhase()));
-    List<String> problems = new java.util.ArrayList<>(BackupSpecs.validate(backup));
+    List<String> problems = new ArrayList<>(BackupSpecs.validate(backup));
     EtcdCluster target =
         finished || cluster.isBlank()
             ? null
             : client.resources(EtcdCluster.class).inNamespace(ns).withName(cluster).get();
-    io.etcdoperator.operator.model.Security security =
+    Security security =
         target == null || target.getSpec() == null
-            ? io.etcdoperator.operator.model.Security.NONE
-            : io.etcdoperator.operator.model.Security.of(target.getSpec().getSecurity());
+            ? Security.NONE
+            : Security.of(target.getSpec().getSecurity());
     if (target != null) {
       TlsReport tls =
           ClusterTls.check(
               target,
               name -> Optional.ofNullable(client.secrets().inNamespace(ns).withName(name).get()),
-              new java.util.TreeSet<>(),
+              new TreeSet<>(),
               clock.instant());
       if (!tls.invalid().isEmpty()) {
         problems.add(
@@ -186,11 +189,7 @@ public final class EtcdBackupReconciler implements Reconciler<EtcdBackup>, Clean
 
   /** The cluster's objects (read from the API: this controller keeps no cache of them). */
   private ClusterView observeCluster(
-      KubernetesClient client,
-      String ns,
-      String cluster,
-      io.etcdoperator.operator.model.Security security,
-      TlsReport tls) {
+      KubernetesClient client, String ns, String cluster, Security security, TlsReport tls) {
     Map<String, String> selector = Names.selectorLabels(cluster);
     StatefulSet sts =
         client.apps().statefulSets().inNamespace(ns).withName(Names.statefulSet(cluster)).get();
@@ -236,10 +235,7 @@ public final class EtcdBackupReconciler implements Reconciler<EtcdBackup>, Clean
   }
 
   private void act(
-      EtcdBackup backup,
-      KubernetesClient client,
-      BackupPlan.Action action,
-      io.etcdoperator.operator.model.Security security) {
+      EtcdBackup backup, KubernetesClient client, BackupPlan.Action action, Security security) {
     if (action instanceof BackupPlan.Action.CreatePod create) {
       Pod pod = BackupPods.backup(backup, create.member(), create.clientUrl(), image, security);
       try {

@@ -5,11 +5,13 @@ import io.etcdoperator.api.v1alpha1.EtcdBackupSchedule;
 import io.etcdoperator.api.v1alpha1.EtcdBackupScheduleSpec;
 import io.etcdoperator.api.v1alpha1.EtcdBackupScheduleStatus;
 import io.etcdoperator.api.v1alpha1.EtcdBackupSpec;
+import io.etcdoperator.api.v1alpha1.EtcdCluster;
 import io.etcdoperator.operator.metrics.OperatorMetrics;
 import io.etcdoperator.operator.model.BackupPods;
 import io.etcdoperator.operator.model.BackupSpecs;
 import io.etcdoperator.operator.model.Cron;
 import io.etcdoperator.operator.model.Names;
+import io.etcdoperator.operator.model.Security;
 import io.etcdoperator.operator.plan.SchedulePlan;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -25,6 +27,7 @@ import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEven
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -139,11 +142,11 @@ public final class EtcdBackupScheduleReconciler implements Reconciler<EtcdBackup
     if (status.getLastSuccessfulBackupTime() != null) {
       try {
         last = Optional.of(Instant.parse(status.getLastSuccessfulBackupTime()));
-      } catch (java.time.format.DateTimeParseException e) {
+      } catch (DateTimeParseException e) {
         // not a time: no value
       }
     }
-    Optional<java.time.Duration> interval = Optional.empty();
+    Optional<Duration> interval = Optional.empty();
     if (spec != null && spec.getSchedule() != null && Cron.problem(spec.getSchedule()).isEmpty()) {
       interval = Cron.parse(spec.getSchedule()).longestInterval(clock.instant());
     }
@@ -180,14 +183,14 @@ public final class EtcdBackupScheduleReconciler implements Reconciler<EtcdBackup
         // The cluster's TLS, read when the pod is made: its agent calls members as the operator.
         var target =
             client
-                .resources(io.etcdoperator.api.v1alpha1.EtcdCluster.class)
+                .resources(EtcdCluster.class)
                 .inNamespace(meta.getNamespace())
                 .withName(schedule.getSpec().getClusterRef().getName())
                 .get();
         var security =
             target == null || target.getSpec() == null
-                ? io.etcdoperator.operator.model.Security.NONE
-                : io.etcdoperator.operator.model.Security.of(target.getSpec().getSecurity());
+                ? Security.NONE
+                : Security.of(target.getSpec().getSecurity());
         client.resource(BackupPods.archiver(schedule, image, security)).create();
       } catch (KubernetesClientException e) {
         if (e.getCode() != 409) {
@@ -270,7 +273,7 @@ public final class EtcdBackupScheduleReconciler implements Reconciler<EtcdBackup
   }
 
   /** Whether {@code spec.continuous.enabled}. */
-  private static boolean continuous(io.etcdoperator.api.v1alpha1.EtcdBackupScheduleSpec spec) {
+  private static boolean continuous(EtcdBackupScheduleSpec spec) {
     return spec.getContinuous() != null && Boolean.TRUE.equals(spec.getContinuous().getEnabled());
   }
 

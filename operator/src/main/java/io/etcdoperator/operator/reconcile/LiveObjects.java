@@ -16,6 +16,7 @@ import io.javaoperatorsdk.operator.api.reconciler.Context;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 
@@ -95,8 +96,7 @@ final class LiveObjects implements ClusterObjects.Live {
             .filter(r -> kind.equals(r.getKind()))
             .filter(r -> r.getApiVersion() != null && r.getApiVersion().startsWith(group))
             .toList();
-    return !clusters.isEmpty()
-        && clusters.stream().noneMatch(r -> java.util.Objects.equals(r.getUid(), uid));
+    return !clusters.isEmpty() && clusters.stream().noneMatch(r -> Objects.equals(r.getUid(), uid));
   }
 
   @Override

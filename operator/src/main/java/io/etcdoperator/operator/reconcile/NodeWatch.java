@@ -5,9 +5,13 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.PersistentVolume;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import java.util.Arrays;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,19 +45,19 @@ final class NodeWatch implements AutoCloseable {
    * @param changed told the name of a Node whose readiness, schedulability or taints changed, or
    *     that was deleted: what is said and done of the members on it may change with it
    */
-  NodeWatch(KubernetesClient client, boolean wanted, java.util.function.Consumer<String> changed) {
+  NodeWatch(KubernetesClient client, boolean wanted, Consumer<String> changed) {
     this.client = client;
     this.wanted = wanted;
     this.changed = changed;
   }
 
-  private final java.util.function.Consumer<String> changed;
+  private final Consumer<String> changed;
 
   /** What of a Node the members' placement depends on. */
   static Object relevant(Node n) {
     var spec = n.getSpec();
     var status = n.getStatus();
-    return java.util.Arrays.asList(
+    return Arrays.asList(
         spec == null ? null : spec.getUnschedulable(),
         spec == null ? null : spec.getTaints(),
         status == null || status.getConditions() == null
@@ -76,13 +80,13 @@ final class NodeWatch implements AutoCloseable {
             client
                 .nodes()
                 .inform(
-                    new io.fabric8.kubernetes.client.informers.ResourceEventHandler<>() {
+                    new ResourceEventHandler<>() {
                       @Override
                       public void onAdd(Node n) {}
 
                       @Override
                       public void onUpdate(Node before, Node after) {
-                        if (!java.util.Objects.equals(relevant(before), relevant(after))) {
+                        if (!Objects.equals(relevant(before), relevant(after))) {
                           changed.accept(after.getMetadata().getName());
                         }
                       }

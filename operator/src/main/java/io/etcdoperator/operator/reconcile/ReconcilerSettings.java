@@ -1,6 +1,6 @@
 package io.etcdoperator.operator.reconcile;
 
-import io.etcdoperator.operator.CallHook;
+import io.etcdoperator.operator.act.CallHook;
 import io.etcdoperator.operator.etcd.EtcdHttp;
 import io.etcdoperator.operator.etcd.EtcdService;
 import io.etcdoperator.operator.metrics.OperatorMetrics;

@@ -33,14 +33,6 @@ public final class EventRecorder {
     emit(cluster, notice.warning() ? "Warning" : "Normal", notice.reason(), notice.message());
   }
 
-  void normal(EtcdCluster cluster, String reason, String message) {
-    emit(cluster, "Normal", reason, message);
-  }
-
-  void warning(EtcdCluster cluster, String reason, String message) {
-    emit(cluster, "Warning", reason, message);
-  }
-
   private void emit(EtcdCluster cluster, String type, String reason, String message) {
     if ("Warning".equals(type)) {
       LOG.warn("{}: {}", reason, message);

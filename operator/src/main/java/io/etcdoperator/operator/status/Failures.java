@@ -2,6 +2,7 @@ package io.etcdoperator.operator.status;
 
 import io.etcdoperator.api.v1alpha1.EtcdClusterStatus;
 import io.etcdoperator.operator.plan.Conditions;
+import java.util.List;
 
 /**
  * Renders an expected failure of this reconcile's acting (a refused write, a refused etcd call)
@@ -25,7 +26,7 @@ final class Failures {
   }
 
   /** The Ready condition's message also says what of the spec is not done (SpecNotices). */
-  static EtcdClusterStatus withNotices(EtcdClusterStatus status, java.util.List<String> notices) {
+  static EtcdClusterStatus withNotices(EtcdClusterStatus status, List<String> notices) {
     status.getConditions().stream()
         .filter(c -> Conditions.READY.equals(c.getType()))
         .forEach(c -> c.setMessage(c.getMessage() + "; " + String.join("; ", notices)));

@@ -5,6 +5,7 @@ import io.etcdoperator.api.v1alpha1.EtcdClusterStatus;
 import io.etcdoperator.api.v1alpha1.MemberStatus;
 import io.etcdoperator.api.v1alpha1.RebuildStatus;
 import io.etcdoperator.api.v1alpha1.RestoreStatus;
+import io.etcdoperator.operator.model.Durations;
 import io.etcdoperator.operator.model.MaintenanceRecord;
 import io.etcdoperator.operator.model.Names;
 import io.etcdoperator.operator.model.Target;
@@ -23,8 +24,12 @@ import io.etcdoperator.operator.plan.Restores;
 import io.etcdoperator.operator.tls.TlsReport;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConditionBuilder;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
@@ -100,7 +105,7 @@ public final class StatusRenderer {
     }
     DefragmentationStatus d = new DefragmentationStatus();
     d.setTime(record.at().toString());
-    d.setDuration(String.format(java.util.Locale.ROOT, "%.3fs", record.took().toMillis() / 1000.0));
+    d.setDuration(String.format(Locale.ROOT, "%.3fs", record.took().toMillis() / 1000.0));
     d.setSizeBefore(record.before());
     d.setSizeAfter(record.failed() ? null : record.after());
     d.setError(record.error().orElse(null));
@@ -127,9 +132,7 @@ public final class StatusRenderer {
               joined(tls.warnings())));
     }
     var first =
-        tls.certificates().stream()
-            .min(java.util.Comparator.comparing(c -> c.getNotAfter()))
-            .orElseThrow();
+        tls.certificates().stream().min(Comparator.comparing(c -> c.getNotAfter())).orElseThrow();
     return Optional.of(
         new Line(
             true,
@@ -269,7 +272,7 @@ public final class StatusRenderer {
     if (lostNode.isEmpty() || p.unreachableSince().isEmpty()) {
       return;
     }
-    java.time.Instant since = p.unreachableSince().get();
+    Instant since = p.unreachableSince().get();
     s.setNodeUnreachableSince(since.toString());
     Placement.NodeState lostState = p.nodeLost() ? p.nodeState() : p.volumeNodeState();
     String state =
@@ -278,9 +281,7 @@ public final class StatusRenderer {
             : lostState == Placement.NodeState.CORDONED
                 ? "is cordoned (unschedulable) and holds its volume, so its pod cannot be scheduled"
                 : "is unreachable";
-    String away =
-        io.etcdoperator.operator.model.Durations.format(
-            java.time.Duration.between(since, facts.view().now()).withNanos(0));
+    String away = Durations.format(Duration.between(since, facts.view().now()).withNanos(0));
     String plan =
         target
             .replaceLostMemberAfter()
@@ -288,7 +289,7 @@ public final class StatusRenderer {
                 w ->
                     p.dataGone() || p.dataAway()
                         ? "; replaced after spec.replaceLostMemberAfter ("
-                            + io.etcdoperator.operator.model.Durations.format(w)
+                            + Durations.format(w)
                             + ") if its data has not come back"
                         : "; its volume can follow it, so it is not replaced")
             .orElse("; spec.replaceLostMemberAfter is not set: it is never replaced automatically");

@@ -2,7 +2,7 @@ package io.etcdoperator.operator.status;
 
 import io.etcdoperator.api.v1alpha1.EtcdCluster;
 import io.etcdoperator.api.v1alpha1.EtcdClusterStatus;
-import io.etcdoperator.operator.CallHook;
+import io.etcdoperator.operator.act.CallHook;
 import io.etcdoperator.operator.status.StatusComposer.Composed;
 import io.etcdoperator.operator.status.Transitions.Notice;
 import io.fabric8.kubernetes.client.KubernetesClientException;

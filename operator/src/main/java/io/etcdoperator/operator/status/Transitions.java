@@ -6,10 +6,12 @@ import io.etcdoperator.operator.model.Names;
 import io.etcdoperator.operator.plan.Conditions;
 import io.fabric8.kubernetes.api.model.Condition;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 
@@ -198,7 +200,7 @@ public final class Transitions {
 
   /** Nodes that carry more than one member, with the members' names. */
   private static Map<String, List<String>> sharing(EtcdClusterStatus status) {
-    Map<String, List<String>> byNode = new java.util.TreeMap<>();
+    Map<String, List<String>> byNode = new TreeMap<>();
     if (status.getMembers() != null) {
       for (MemberStatus m : status.getMembers()) {
         if (m.getNode() != null && m.getName() != null) {
@@ -207,7 +209,7 @@ public final class Transitions {
       }
     }
     byNode.values().removeIf(names -> names.size() < 2);
-    byNode.values().forEach(java.util.Collections::sort);
+    byNode.values().forEach(Collections::sort);
     return byNode;
   }
 

@@ -4,11 +4,7 @@ import io.etcdoperator.api.v1alpha1.CertificateStatus;
 import io.etcdoperator.operator.model.Names;
 import io.etcdoperator.operator.model.Security;
 import java.security.GeneralSecurityException;
-import java.security.MessageDigest;
 import java.security.PrivateKey;
-import java.security.PublicKey;
-import java.security.SecureRandom;
-import java.security.Signature;
 import java.security.cert.CertPathValidator;
 import java.security.cert.CertificateFactory;
 import java.security.cert.CertificateParsingException;
@@ -18,13 +14,10 @@ import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.Comparator;
 import java.util.Date;
-import java.util.HexFormat;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -141,7 +134,7 @@ public final class CertificateCheck {
           l -> {
             usage(l, CLIENT_AUTH, "client");
             clientCa.ifPresent(ca -> signedBy(l, ca, security.clientCaSecret().get()));
-            if (security.auth() && commonName(l.chain.get(0)).isEmpty()) {
+            if (security.auth() && Certificates.commonName(l.chain.get(0)).isEmpty()) {
               invalid(
                   l.secret,
                   Security.CERT_KEY,
@@ -163,7 +156,7 @@ public final class CertificateCheck {
         List.copyOf(new LinkedHashSet<>(warnings)),
         certificates,
         operator,
-        fingerprint(peerCa, clientCa),
+        Certificates.fingerprint(peerCa, clientCa),
         clientUser(client));
   }
 
@@ -192,11 +185,15 @@ public final class CertificateCheck {
       invalid(secret, Security.PRIVATE_KEY, e.getMessage());
       return Optional.empty();
     }
-    if (!matches(privateKey, cert.getPublicKey())) {
+    if (!Certificates.matches(privateKey, cert.getPublicKey())) {
       invalid(
           secret,
           Security.PRIVATE_KEY,
-          "is not the key of the certificate in " + Security.CERT_KEY + " (" + subject(cert) + ")");
+          "is not the key of the certificate in "
+              + Security.CERT_KEY
+              + " ("
+              + Certificates.subject(cert)
+              + ")");
       return Optional.empty();
     }
     validity(secret, Security.CERT_KEY, cert, true);
@@ -277,7 +274,7 @@ public final class CertificateCheck {
   private void validity(String secret, String key, X509Certificate cert, boolean leaf) {
     Instant notBefore = cert.getNotBefore().toInstant();
     Instant notAfter = cert.getNotAfter().toInstant();
-    String which = leaf ? "" : " (" + subject(cert) + ")";
+    String which = leaf ? "" : " (" + Certificates.subject(cert) + ")";
     if (now.isBefore(notBefore)) {
       if (leaf) {
         invalid(secret, key, "is not valid before " + notBefore);
@@ -329,7 +326,7 @@ public final class CertificateCheck {
       params.setDate(Date.from(now));
       CertificateFactory factory = CertificateFactory.getInstance("X.509");
       CertPathValidator.getInstance("PKIX")
-          .validate(factory.generateCertPath(withoutAnchors(leaf.chain, cas)), params);
+          .validate(factory.generateCertPath(Certificates.withoutAnchors(leaf.chain, cas)), params);
     } catch (GeneralSecurityException e) {
       X509Certificate cert = leaf.chain.get(0);
       invalid(
@@ -342,27 +339,14 @@ public final class CertificateCheck {
               + " (issuer "
               + cert.getIssuerX500Principal().getName(X500Principal.RFC2253)
               + "; that bundle holds "
-              + cas.stream().map(CertificateCheck::subject).collect(Collectors.joining(", "))
+              + cas.stream().map(Certificates::subject).collect(Collectors.joining(", "))
               + ")");
     }
   }
 
-  /** The chain as sent, less any CA the bundle already holds (a path ends below its anchor). */
-  private static List<X509Certificate> withoutAnchors(
-      List<X509Certificate> chain, List<X509Certificate> cas) {
-    List<X509Certificate> path = new ArrayList<>();
-    path.add(chain.get(0));
-    for (int i = 1; i < chain.size(); i++) {
-      if (!cas.contains(chain.get(i))) {
-        path.add(chain.get(i));
-      }
-    }
-    return path;
-  }
-
   private void names(Leaf leaf, List<String> hosts, boolean required, String what) {
-    Set<String> dnsNames = dnsNames(leaf.chain.get(0));
-    List<String> missing = hosts.stream().filter(h -> !covered(h, dnsNames)).toList();
+    Set<String> dnsNames = Certificates.dnsNames(leaf.chain.get(0));
+    List<String> missing = hosts.stream().filter(h -> !Certificates.covered(h, dnsNames)).toList();
     if (missing.isEmpty()) {
       return;
     }
@@ -380,40 +364,6 @@ public final class CertificateCheck {
     }
   }
 
-  /** A host matches a DNS name, or a wildcard one of its first label ({@code *.a.b}). */
-  static boolean covered(String host, Collection<String> dnsNames) {
-    String h = host.toLowerCase(Locale.ROOT);
-    for (String n : dnsNames) {
-      String name = n.toLowerCase(Locale.ROOT);
-      if (name.equals(h)) {
-        return true;
-      }
-      if (name.startsWith("*.")) {
-        int dot = h.indexOf('.');
-        if (dot > 0 && h.substring(dot).equals(name.substring(1))) {
-          return true;
-        }
-      }
-    }
-    return false;
-  }
-
-  static Set<String> dnsNames(X509Certificate cert) {
-    Set<String> names = new LinkedHashSet<>();
-    try {
-      if (cert.getSubjectAlternativeNames() != null) {
-        for (List<?> san : cert.getSubjectAlternativeNames()) {
-          if (Integer.valueOf(2).equals(san.get(0))) {
-            names.add((String) san.get(1));
-          }
-        }
-      }
-    } catch (CertificateParsingException e) {
-      // no names
-    }
-    return names;
-  }
-
   private List<String> memberHosts() {
     return ordinals.stream().map(i -> Names.memberHost(namespace, cluster, i)).toList();
   }
@@ -422,94 +372,19 @@ public final class CertificateCheck {
     return Names.clientService(cluster) + "." + namespace + ".svc";
   }
 
-  /** Signs a challenge with the key and verifies it with the certificate's public key. */
-  static boolean matches(PrivateKey key, PublicKey cert) {
-    String algorithm =
-        switch (key.getAlgorithm()) {
-          case "RSA" -> "SHA256withRSA";
-          case "EC", "ECDSA" -> "SHA256withECDSA";
-          case "Ed25519", "EdDSA" -> "Ed25519";
-          default -> null;
-        };
-    if (algorithm == null || !sameFamily(key.getAlgorithm(), cert.getAlgorithm())) {
-      return false;
-    }
-    try {
-      byte[] challenge = new byte[32];
-      new SecureRandom().nextBytes(challenge);
-      Signature signer = Signature.getInstance(algorithm);
-      signer.initSign(key);
-      signer.update(challenge);
-      byte[] signature = signer.sign();
-      Signature verifier = Signature.getInstance(algorithm);
-      verifier.initVerify(cert);
-      verifier.update(challenge);
-      return verifier.verify(signature);
-    } catch (GeneralSecurityException e) {
-      return false;
-    }
-  }
-
-  private static boolean sameFamily(String a, String b) {
-    return normal(a).equals(normal(b));
-  }
-
-  private static String normal(String algorithm) {
-    return switch (algorithm) {
-      case "ECDSA" -> "EC";
-      case "EdDSA" -> "Ed25519";
-      default -> algorithm;
-    };
-  }
-
   private static CertificateStatus status(
       String use, String secret, String key, X509Certificate shown, X509Certificate expiring) {
     CertificateStatus s = new CertificateStatus();
     s.setUse(use);
     s.setSecret(secret);
     s.setKey(key);
-    s.setSubject(subject(shown));
+    s.setSubject(Certificates.subject(shown));
     s.setNotAfter(expiring.getNotAfter().toInstant().toString());
     return s;
   }
 
-  static String subject(X509Certificate cert) {
-    return cert.getSubjectX500Principal().getName(X500Principal.RFC2253);
-  }
-
-  /** The CN of a certificate's subject, or empty. */
-  static Optional<String> commonName(X509Certificate cert) {
-    for (String part : cert.getSubjectX500Principal().getName(X500Principal.RFC2253).split(",")) {
-      String p = part.trim();
-      if (p.regionMatches(true, 0, "CN=", 0, 3) && p.length() > 3) {
-        return Optional.of(p.substring(3));
-      }
-    }
-    return Optional.empty();
-  }
-
   private static Optional<String> clientUser(Optional<Leaf> client) {
-    return client.flatMap(l -> commonName(l.chain.get(0)));
-  }
-
-  /**
-   * The CAs members load at start (peer CA and client CA, as certificates: re-encoding a PEM file
-   * changes nothing): a change to them must restart every member, one at a time.
-   */
-  private static String fingerprint(
-      Optional<List<X509Certificate>> peerCa, Optional<List<X509Certificate>> clientCa) {
-    try {
-      MessageDigest d = MessageDigest.getInstance("SHA-256");
-      for (Optional<List<X509Certificate>> bundle : List.of(peerCa, clientCa)) {
-        for (X509Certificate c : bundle.orElse(List.of())) {
-          d.update(c.getEncoded());
-        }
-        d.update((byte) 0);
-      }
-      return HexFormat.of().formatHex(d.digest(), 0, 8);
-    } catch (GeneralSecurityException e) {
-      throw new IllegalStateException(e);
-    }
+    return client.flatMap(l -> Certificates.commonName(l.chain.get(0)));
   }
 
   private void invalid(String secret, String key, String message) {

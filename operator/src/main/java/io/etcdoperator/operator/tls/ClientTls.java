@@ -1,5 +1,6 @@
 package io.etcdoperator.operator.tls;
 
+import java.io.IOException;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
 import java.security.MessageDigest;
@@ -76,7 +77,7 @@ public record ClientTls(
       SSLContext context = SSLContext.getInstance("TLS");
       context.init(kmf == null ? null : kmf.getKeyManagers(), tmf.getTrustManagers(), null);
       return context;
-    } catch (GeneralSecurityException | java.io.IOException e) {
+    } catch (GeneralSecurityException | IOException e) {
       throw new IllegalStateException("cannot build a TLS context: " + e.getMessage(), e);
     }
   }

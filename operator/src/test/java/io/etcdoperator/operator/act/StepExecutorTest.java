@@ -2,7 +2,6 @@ package io.etcdoperator.operator.act;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.etcdoperator.operator.CallHook;
 import io.etcdoperator.operator.etcd.ClusterProbe;
 import io.etcdoperator.operator.etcd.EtcdException;
 import io.etcdoperator.operator.etcd.EtcdFailure;

@@ -91,7 +91,7 @@ class ClusterObserverTest {
             Optional.of(list(URL0, 0x100)),
             Duration.ofMillis(30));
 
-    ClusterObserver.Probed probed = ClusterObserver.fromProbe(urls(), etcdProbe);
+    Probes.Probed probed = Probes.fromProbe(urls(), etcdProbe);
 
     assertThat(probed.probes()).containsOnlyKeys(0, 1, 2);
     MemberProbe leader = probed.probes().get(0);
@@ -139,7 +139,7 @@ class ClusterObserverTest {
             Optional.of(list(STRANGER, 0x109)),
             Duration.ofMillis(30));
 
-    ClusterObserver.Probed probed = ClusterObserver.fromProbe(urls(), etcdProbe);
+    Probes.Probed probed = Probes.fromProbe(urls(), etcdProbe);
 
     assertThat(probed.probes()).containsOnlyKeys(1);
     assertThat(probed.memberList().orElseThrow().seenFromOrdinal()).isEqualTo(-1);
@@ -149,7 +149,7 @@ class ClusterObserverTest {
   void noAnswerNoList() {
     ClusterProbe etcdProbe = new ClusterProbe(List.of(), Optional.empty(), Duration.ZERO);
 
-    ClusterObserver.Probed probed = ClusterObserver.fromProbe(urls(), etcdProbe);
+    Probes.Probed probed = Probes.fromProbe(urls(), etcdProbe);
 
     assertThat(probed.probes()).isEmpty();
     assertThat(probed.memberList()).isEmpty();

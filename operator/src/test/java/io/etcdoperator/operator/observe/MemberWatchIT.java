@@ -106,7 +106,7 @@ class MemberWatchIT {
       urls.put(i, clientUrls.get(i));
     }
     ClusterProbe probe = etcd.probeAll(key, clientUrls);
-    Map<Integer, MemberProbe> seen = ClusterObserver.fromProbe(urls, probe).probes();
+    Map<Integer, MemberProbe> seen = Probes.fromProbe(urls, probe).probes();
     watch.expect(key, urls, seen, p -> false, woken::incrementAndGet);
   }
 

@@ -129,7 +129,7 @@ class PlannerTest {
 
   static Stream<Arguments> rows() {
     return Stream.of(
-        // --- never formed: bootstrap (rule 6) ---
+        // --- never formed: bootstrap ---
         row(
             "fresh: nothing exists yet",
             target(3),
@@ -200,7 +200,7 @@ class PlannerTest {
                 NEW,
                 "False/Bootstrapping",
                 "False/Bootstrapping")),
-        // --- quorum held (rule 4) ---
+        // --- quorum held ---
         row(
             "healthy: nothing to do",
             target(3),
@@ -1272,7 +1272,7 @@ class PlannerTest {
                 .memberListUnknown()
                 .statefulSet(0),
             expect("QuorumLost", new Step.None(), 3, NONE, "False/QuorumLost", "False/QuorumLost")),
-        // --- quorum lost (rule 5) ---
+        // --- quorum lost ---
         row(
             "majority down: wait, destroy nothing",
             target(3),
@@ -1492,7 +1492,7 @@ class PlannerTest {
                 NONE,
                 "False/Rebuilding",
                 "False/Rebuilding")),
-        // --- refuse to act (rules 1-3) ---
+        // --- refuse to act ---
         row(
             "split brain: two cluster IDs, touch nothing",
             target(3),

@@ -18,6 +18,7 @@ import io.etcdoperator.operator.observe.ClaimView;
 import io.etcdoperator.operator.observe.ClusterObserver;
 import io.etcdoperator.operator.observe.ClusterView;
 import io.etcdoperator.operator.observe.PodView;
+import io.etcdoperator.operator.observe.Probes;
 import io.etcdoperator.operator.observe.StatefulSetView;
 import io.etcdoperator.operator.plan.Plan;
 import io.etcdoperator.operator.plan.Planner;
@@ -154,7 +155,7 @@ final class RealClusterPlans implements AutoCloseable {
       initial.put(m.name(), m.peerUrl());
     }
     ClusterProbe probe = etcd.probeAll(key(cluster), List.copyOf(urls.values()));
-    ClusterObserver.Probed probed = ClusterObserver.fromProbe(urls, probe);
+    Probes.Probed probed = Probes.fromProbe(urls, probe);
     ClusterView view =
         new ClusterView(
             now,

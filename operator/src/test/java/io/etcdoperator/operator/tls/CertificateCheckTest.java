@@ -270,8 +270,7 @@ class CertificateCheckTest {
             with(
                 s -> s.put("peer-tls", peer(PEER_CA, List.of("*.test-headless.ns.svc")).secret())));
     assertThat(r.invalid()).isEmpty();
-    assertThat(
-            CertificateCheck.covered("a.b.test-headless.ns.svc", List.of("*.test-headless.ns.svc")))
+    assertThat(Certificates.covered("a.b.test-headless.ns.svc", List.of("*.test-headless.ns.svc")))
         .as("a wildcard covers one label only")
         .isFalse();
   }

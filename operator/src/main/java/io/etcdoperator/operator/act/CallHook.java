@@ -1,4 +1,4 @@
-package io.etcdoperator.operator;
+package io.etcdoperator.operator.act;
 
 /**
  * Told after every call the operator makes that changes something (a write to the Kubernetes API, a
