@@ -3,8 +3,8 @@ package io.etcdoperator.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.etcdoperator.operator.act.CallHook;
 import io.etcdoperator.operator.OperatorSettings;
+import io.etcdoperator.operator.act.CallHook;
 import io.etcdoperator.sandbox.SandboxConfig;
 import io.etcdoperator.testing.RecordingWriter;
 import io.etcdoperator.testing.WriterReport;
