@@ -5,6 +5,8 @@ import static org.awaitility.Awaitility.await;
 import io.etcdoperator.e2e.RobustnessPlan.Action;
 import io.etcdoperator.e2e.RobustnessPlan.Fault;
 import io.etcdoperator.operator.OperatorSettings;
+import io.etcdoperator.operator.etcd.EtcdStatus;
+import io.etcdoperator.operator.model.Names;
 import io.etcdoperator.operator.tls.ClientTls;
 import io.etcdoperator.operator.tls.Pem;
 import io.etcdoperator.sandbox.Faults;
@@ -73,6 +75,10 @@ final class Robustness {
   private Map<String, byte[]> nextCa;
   private long burstEnd;
   private int callsAtStart;
+  private Members members;
+
+  /** For a rebuild: when the user opted in, on the history's clock. */
+  private long optIn = -1;
 
   private Robustness(RobustnessPlan plan) {
     this.plan = plan;
@@ -153,6 +159,11 @@ final class Robustness {
             .withRestartBackoff(Duration.ofSeconds(1), Duration.ofSeconds(4))
             .withMaxGracePeriod(Duration.ofSeconds(5))
             .withPeerLinks();
+    if (plan.action() == Action.REBUILD) {
+      // as DurabilityE2EIT's case 6: a wiped member that panicked stays down (a 90 s back-off,
+      // as CrashLoopBackOff), so the second one panics while the survivor still leads
+      config = config.withRestartBackoff(Duration.ofSeconds(90), Duration.ofSeconds(90));
+    }
     if (plan.action() == Action.NODE_DRAIN || plan.action() == Action.NODE_LOST) {
       config =
           config
@@ -166,6 +177,7 @@ final class Robustness {
     int n = plan.action().members;
     return switch (plan.action()) {
       case UPGRADE -> UpgradeE2EIT.manifest(C, n, UpgradeE2EIT.V34);
+      case REBUILD -> DurabilityE2EIT.slowElections(UpgradeE2EIT.V35);
       case NODE_LOST ->
           """
           apiVersion: etcd.aenix.io/v1alpha1
@@ -294,6 +306,7 @@ final class Robustness {
         Members members = new Members(C, tls)) {
       e2e = session;
       cluster = test;
+      this.members = members;
       crasher = new Crasher(e2e.sandbox());
       calls.listen(crasher);
       if (plan.action() == Action.TAKEOVER) {
@@ -379,11 +392,13 @@ final class Robustness {
           }
         }
         after(plan.action());
-        awaitAnswers(workload, workload.answered() + 100);
+        if (plan.action() != Action.REBUILD) {
+          awaitAnswers(workload, workload.answered() + 100);
+        }
       } finally {
         History history = workload.stop();
         HistoryFile.write(history, file);
-        report = new Checker().check(history);
+        report = check(history);
       }
       if (toReady != null) {
         report = report.with(sameData(members, target.members()));
@@ -391,6 +406,143 @@ final class Robustness {
       }
     }
     return new Outcome(plan, report, toReady, problems, notes, file);
+  }
+
+  /**
+   * The history checked; a rebuilt cluster's for exactly the loss the rebuild documents, at the
+   * revision its status reports ({@link Checker#checkRebuilt}).
+   */
+  private Checker.Report check(History history) {
+    if (plan.action() != Action.REBUILD || optIn < 0) {
+      return new Checker().check(history);
+    }
+    var rebuilt = e2e.status(C).getLastRebuild();
+    if (rebuilt == null || rebuilt.getRevision() == null) {
+      problems.add("no status.lastRebuild.revision after the opt-in");
+      return new Checker().check(history);
+    }
+    notes.add("rebuilt from " + rebuilt.getSurvivor() + " at revision " + rebuilt.getRevision());
+    Checker.Report report = new Checker().checkRebuilt(history, rebuilt.getRevision(), optIn);
+    report.properties().stream()
+        .filter(p -> p.name().equals(Checker.REBUILD_LOSS))
+        .forEach(p -> notes.add("lost " + p.note()));
+    return report;
+  }
+
+  /**
+   * Both followers of the leader wiped, the operator away, each until its member panics on the
+   * leader's heartbeat and is held down (as DurabilityE2EIT's case 6 does: the leader remembers how
+   * far each follower's log went, so the empty one cannot take its data again silently); the
+   * workload paused during each wipe, for under writes the leader's first message to a restarted
+   * member is often an append it rejoins from. Then the operator reports MajorityDataLost, the
+   * workload pauses for good, and the user opts in.
+   */
+  private Target majorityLostThenOptIn() throws Exception {
+    String survivor = cluster.leader().orElseThrow();
+    awaitQuietly(this::everyMemberAckedTheLeader, Duration.ofSeconds(20));
+    List<String> followers = new ArrayList<>(cluster.podNames(false));
+    followers.remove(survivor);
+    faults().stopOperator();
+    for (String p : followers) {
+      workload.pause();
+      try {
+        wipeUntilPanicked(p, survivor);
+      } finally {
+        workload.resume();
+      }
+    }
+    faults().startOperator();
+    awaitOrNote(
+        () -> "MajorityDataLost".equals(reason(e2e.condition(C, "Available"))),
+        "no MajorityDataLost");
+    workload.pause();
+    optIn = workload.now();
+    String uid = e2e.cluster(C).get().getMetadata().getUid();
+    e2e.cluster(C)
+        .edit(
+            x -> {
+              x.getMetadata().getAnnotations().put(Names.REBUILD_OPT_IN_ANNOTATION, uid);
+              return x;
+            });
+    notes.add("followers " + followers + " wiped, survivor " + survivor);
+    return new Target(1, 3);
+  }
+
+  private static String reason(String condition) {
+    String c = String.valueOf(condition);
+    return c.contains("/") ? c.substring(c.indexOf('/') + 1) : c;
+  }
+
+  /** Every member in the leader's term, its log as far as the leader's. */
+  private boolean everyMemberAckedTheLeader() {
+    Map<String, EtcdStatus> st = members.statuses(3);
+    var leader = st.values().stream().filter(EtcdStatus::isLeader).findFirst();
+    return leader.isPresent()
+        && st.values().stream()
+            .allMatch(
+                x ->
+                    x.reachable()
+                        && x.raftTerm() == leader.get().raftTerm()
+                        && x.raftIndex() >= leader.get().raftIndex()
+                        && x.leaderId() == leader.get().memberId());
+  }
+
+  /** Wipes until the member panics and is held down, at most three times. */
+  private void wipeUntilPanicked(String pod, String survivor) throws Exception {
+    for (int attempt = 1; attempt <= 3; attempt++) {
+      faults().wipe(E2E.NS, pod);
+      Boolean panicked = null;
+      long until = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+      while (panicked == null && System.nanoTime() < until) {
+        if (lastTermination(pod).contains("is out of range [lastIndex(")
+            && waitingReason(pod).equals("CrashLoopBackOff")) {
+          panicked = true;
+        } else {
+          Map<String, EtcdStatus> st = members.statuses(3);
+          EtcdStatus self = st.get(pod);
+          EtcdStatus leader = st.get(survivor);
+          if (self != null
+              && leader != null
+              && self.reachable()
+              && leader.reachable()
+              && self.leaderId() == leader.memberId()
+              && self.raftIndex() >= leader.raftIndex()) {
+            panicked = false;
+          } else {
+            Thread.sleep(100);
+          }
+        }
+      }
+      if (Boolean.TRUE.equals(panicked)) {
+        return;
+      }
+      notes.add(pod + " rejoined silently after wipe " + attempt);
+    }
+    problems.add(pod + " never panicked after 3 wipes");
+  }
+
+  private String lastTermination(String name) {
+    var p = e2e.client().pods().inNamespace(E2E.NS).withName(name).get();
+    if (p == null || p.getStatus() == null || p.getStatus().getContainerStatuses() == null) {
+      return "";
+    }
+    return p.getStatus().getContainerStatuses().stream()
+        .filter(cs -> cs.getLastState() != null && cs.getLastState().getTerminated() != null)
+        .map(cs -> String.valueOf(cs.getLastState().getTerminated().getMessage()))
+        .findFirst()
+        .orElse("");
+  }
+
+  private String waitingReason(String name) {
+    var p = e2e.client().pods().inNamespace(E2E.NS).withName(name).get();
+    if (p == null || p.getStatus() == null || p.getStatus().getContainerStatuses() == null) {
+      return "";
+    }
+    return p.getStatus().getContainerStatuses().stream()
+        .filter(cs -> cs.getState() != null && cs.getState().getWaiting() != null)
+        .map(cs -> String.valueOf(cs.getState().getWaiting().getReason()))
+        .findFirst()
+        .orElse("");
   }
 
   /** The version an image's tag names: {@code quay.io/coreos/etcd:v3.5.30} is 3.5.30. */
@@ -495,6 +647,7 @@ final class Robustness {
         faults().startOperator();
         yield new Target(1, 3);
       }
+      case REBUILD -> majorityLostThenOptIn();
       case NODE_LOST -> {
         actionNode = nodeOf("test-1");
         memberIdBefore = cluster.memberIds().get("test-1");
@@ -722,6 +875,13 @@ final class Robustness {
           Thread.sleep(3000 + random.nextInt(5000));
           faults().healPeers(E2E.NS);
         }
+        case API_THROTTLE -> apiFault(() -> faults().apiThrottle(3, Duration.ofSeconds(1)), "429");
+        case API_ERRORS -> apiFault(() -> faults().apiFail(3), "500");
+        case API_SLOW -> {
+          Duration delay = Duration.ofMillis(300 + random.nextInt(1200));
+          apiFault(() -> faults().apiSlow(delay), "slow " + delay.toMillis() + " ms");
+        }
+        case API_WATCH_GONE -> notes.add(faults().apiWatchesGone() + " watches ended with 410");
         case OPERATOR_CRASH -> {
           crasher.arm(CallLog::destructive, 0);
           awaitQuietly(() -> crasher.fired() != null, Duration.ofSeconds(20));
@@ -736,6 +896,17 @@ final class Robustness {
       }
     } catch (IllegalArgumentException e) {
       notes.add(fault.label() + " skipped: " + e.getMessage());
+    }
+  }
+
+  /** An API server fault for the operator for 3 to 8 s, then healed. */
+  private void apiFault(Runnable fault, String what) throws InterruptedException {
+    fault.run();
+    notes.add("API " + what);
+    try {
+      Thread.sleep(3000 + random.nextInt(5000));
+    } finally {
+      faults().apiHeal();
     }
   }
 

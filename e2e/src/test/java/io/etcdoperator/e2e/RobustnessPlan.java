@@ -44,7 +44,13 @@ record RobustnessPlan(long seed, Action action, List<Fault> faults, List<Long> d
      * The peer CA of a cluster with TLS everywhere and client-certificate authentication rotated in
      * three steps (both CAs trusted, new leaves, the old CA dropped); the workload over mutual TLS.
      */
-    CA_ROTATION(3, 1);
+    CA_ROTATION(3, 1),
+    /**
+     * Both followers wiped (each until its restarted member panics on the leader's heartbeat),
+     * MajorityDataLost, then the opt-in: the cluster rebuilt from the leader. The workload pauses
+     * at the opt-in; the history is checked for exactly the rebuild's documented loss.
+     */
+    REBUILD(3, 1);
 
     /** Members before the action. */
     final int members;
@@ -80,7 +86,15 @@ record RobustnessPlan(long seed, Action action, List<Fault> faults, List<Long> d
     /** Two members cut off from each other, a third reaching both. */
     BRIDGE(1),
     /** Everything to and from one member delayed by 50 to 250 ms. */
-    DELAY_PEERS(2);
+    DELAY_PEERS(2),
+    /** The API server answers every 3rd request of the operator 429 with Retry-After: 1. */
+    API_THROTTLE(1),
+    /** The API server fails every 3rd request of the operator with 500. */
+    API_ERRORS(1),
+    /** Every answer of the API server to the operator comes 300 to 1500 ms late. */
+    API_SLOW(1),
+    /** Every open watch of the operator ends with 410 Expired: its informers list again. */
+    API_WATCH_GONE(1);
 
     final int weight;
 
@@ -104,6 +118,10 @@ record RobustnessPlan(long seed, Action action, List<Fault> faults, List<Long> d
       Fault f = draw(random, Fault.values(), x -> x.weight);
       if (action == Action.TAKEOVER && f == Fault.OPERATOR_RESTART) {
         // the operator starting is the action: restarting it is no second fault
+        f = Fault.OPERATOR_CRASH;
+      }
+      if (action == Action.REBUILD) {
+        // the rebuild is a fault of the members already: only the operator is hurt meanwhile
         f = Fault.OPERATOR_CRASH;
       }
       if (action == Action.HIBERNATE && f != Fault.OPERATOR_RESTART && f != Fault.OPERATOR_CRASH) {

@@ -1,5 +1,6 @@
 package io.etcdoperator.sandbox;
 
+import io.etcdoperator.sandbox.api.ApiFaults;
 import io.etcdoperator.sandbox.api.ApiServer;
 import io.etcdoperator.sandbox.kubelet.Kubelet;
 import io.etcdoperator.sandbox.kubelet.PodHandle;
@@ -202,5 +203,37 @@ public final class Faults {
       throw new IllegalArgumentException("no running pod " + namespace + "/" + pod);
     }
     return h;
+  }
+
+  /**
+   * From now on every {@code every}-th request of the operator is answered {@code 429
+   * TooManyRequests} with {@code Retry-After}, until {@link #apiHeal}.
+   */
+  public void apiThrottle(int every, Duration retryAfter) {
+    api.faults().fail(operator(), new ApiFaults.Fault.Throttled(every, retryAfter));
+  }
+
+  /** From now on every {@code every}-th request of the operator fails with 500, until healed. */
+  public void apiFail(int every) {
+    api.faults().fail(operator(), new ApiFaults.Fault.Failing(every));
+  }
+
+  /** From now on every answer to the operator comes {@code delay} late, until healed. */
+  public void apiSlow(Duration delay) {
+    api.faults().fail(operator(), new ApiFaults.Fault.Slow(delay));
+  }
+
+  /** Ends every open watch of the operator with 410 Expired; returns how many. */
+  public int apiWatchesGone() {
+    return api.faults().endWatches(operator());
+  }
+
+  /** The operator's requests are served normally again. */
+  public void apiHeal() {
+    api.faults().heal(operator());
+  }
+
+  private String operator() {
+    return sandbox.operatorIdentity().name();
   }
 }

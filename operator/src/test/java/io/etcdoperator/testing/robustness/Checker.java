@@ -32,6 +32,7 @@ import java.util.TreeMap;
 public final class Checker {
   public static final String REVISIONS = "revisions never go backwards";
   public static final String SERIALIZABLE = "serializable reads";
+  public static final String REBUILD_LOSS = "lost at the opt-in rebuild, as documented";
 
   private final Linearizer linearizer;
 
@@ -168,6 +169,99 @@ public final class Checker {
           name -> properties.add(new Property(name, 0, null, "no linearization")));
     }
     return new Report(history, outcome, properties);
+  }
+
+  /**
+   * Checks a history whose cluster the operator rebuilt from a survivor, at the user's opt-in, at
+   * {@code revision} (what {@code status.lastRebuild.revision} reports): the one loss the operator
+   * documents. etcd's guarantees must hold up to that revision, and only what was acknowledged
+   * above it, before the opt-in, may be gone.
+   *
+   * <p>The history is cut: every operation answered above {@code revision} before {@code optIn}
+   * (nanoseconds on the history's clock) is taken out, its writes reported as the rebuild's loss
+   * under {@link #REBUILD_LOSS} (a property that holds: it says what was lost, not that anything
+   * broke); watch records after the opt-in, and events above the revision, go too (a client must
+   * list again after a rebuild, as after a restore). What stays is checked as any history, and it
+   * ends with the workload's final linearizable read, made on the rebuilt cluster before anything
+   * wrote to it: so the rebuilt state must be exactly the linearization's at the revision. A write
+   * at or below it that is missing, or one above it that is still there, or anything written that
+   * the history does not hold, is a violation.
+   */
+  public Report checkRebuilt(History history, long revision, long optIn) {
+    List<Op> lost = new ArrayList<>();
+    List<Op> kept = new ArrayList<>();
+    for (Op op : history.ops()) {
+      boolean above = !op.failed() && op.revision() > revision && op.end() < optIn;
+      if (!above) {
+        kept.add(op);
+      } else if (op.request().canWrite() && op.revision() > 0 && writes(op)) {
+        lost.add(op);
+      }
+    }
+    List<Watch.Record> watches = new ArrayList<>();
+    for (Watch.Record r : history.watches()) {
+      if (r.at() >= optIn || r.revision() > revision && r.kind() != Watch.Kind.EVENTS) {
+        continue;
+      }
+      if (r.kind() == Watch.Kind.EVENTS) {
+        List<Watch.Event> events =
+            r.events().stream().filter(e -> e.kv().modRevision() <= revision).toList();
+        if (!events.isEmpty()) {
+          watches.add(
+              new Watch.Record(
+                  r.watcher(),
+                  r.stream(),
+                  r.at(),
+                  r.kind(),
+                  Math.min(r.revision(), revision),
+                  r.startRevision(),
+                  r.prevKv(),
+                  r.compactRevision(),
+                  events,
+                  r.member(),
+                  r.error()));
+        }
+        continue;
+      }
+      watches.add(r);
+    }
+    History cut =
+        new History(
+            history.prefix(),
+            history.baseRevision(),
+            kept,
+            watches,
+            history.spans(),
+            history.about());
+    Report report = check(cut);
+    return report.with(
+        new Property(
+            REBUILD_LOSS,
+            lost.size(),
+            List.of(),
+            lost.size()
+                + " acknowledged writes above revision "
+                + revision
+                + (lost.isEmpty()
+                    ? ""
+                    : ", revisions "
+                        + lost.stream().mapToLong(Op::revision).min().orElse(0)
+                        + " to "
+                        + lost.stream().mapToLong(Op::revision).max().orElse(0))));
+  }
+
+  /**
+   * Whether an answered operation wrote (a transaction that only read, a delete of nothing: no).
+   */
+  private static boolean writes(Op op) {
+    Result result = op.result();
+    if (result instanceof Result.Txn txn) {
+      return txn.results().stream().anyMatch(r -> !(r instanceof Result.Range));
+    }
+    if (result instanceof Result.Delete d) {
+      return d.deleted() > 0;
+    }
+    return !(result instanceof Result.Range);
   }
 
   private static Property clientRevisions(History history) {

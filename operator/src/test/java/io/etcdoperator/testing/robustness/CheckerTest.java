@@ -498,4 +498,72 @@ class CheckerTest {
             .check();
     assertThat(report.describe(5)).contains("during [action roll]").contains("#2 client 1");
   }
+
+  /**
+   * A cluster rebuilt from a survivor at revision 3 (the opt-in at 20 ms): the writes acknowledged
+   * above it are the rebuild's documented loss, reported and not a violation; a write at or below
+   * it missing after the rebuild, or one above it still there, is one.
+   */
+  @Nested
+  class Rebuilt {
+    private static final long OPT_IN = 20_000_000;
+
+    private Histories beforeTheLoss() {
+      return new Histories(1)
+          .put(0, 0, 1, "a", "c0.1", 2)
+          .put(1, 2, 3, "b", "c1.1", 3)
+          // acknowledged by the old majority, never reached the survivor (at revision 3)
+          .put(0, 4, 5, "a", "c0.2", 4)
+          .put(1, 6, 7, "c", "c1.2", 5)
+          .watchRequested(0, 0, 0, 2)
+          .watchEvents(0, 0, 2, 2, putEvent(kv("a", "c0.1", 2, 2, 1)))
+          .watchEvents(0, 0, 4, 3, putEvent(kv("b", "c1.1", 3, 3, 1)))
+          .watchEvents(0, 0, 6, 4, putEvent(kv("a", "c0.2", 2, 4, 2)));
+    }
+
+    @Test
+    void theLossAboveTheRevisionIsReportedAndNothingElse() {
+      History h =
+          beforeTheLoss()
+              .range(2, 30, 31, List.of(kv("a", "c0.1", 2, 2, 1), kv("b", "c1.1", 3, 3, 1)), 3)
+              .build();
+      Report report = new Checker().checkRebuilt(h, 3, OPT_IN);
+      assertOk(report);
+      Property lost = property(report, Checker.REBUILD_LOSS);
+      assertThat(lost.checked()).isEqualTo(2);
+      assertThat(lost.note()).contains("2 acknowledged writes above revision 3, revisions 4 to 5");
+      // Checked as a plain history, the same is a violation: the rebuild is what explains it.
+      assertThat(new Checker().check(h).ok()).isFalse();
+    }
+
+    @Test
+    void aWriteBelowTheRevisionMissingAfterTheRebuildIsAViolation() {
+      History h = beforeTheLoss().range(2, 30, 31, List.of(kv("a", "c0.1", 2, 2, 1)), 3).build();
+      assertThat(new Checker().checkRebuilt(h, 3, OPT_IN).ok()).isFalse();
+    }
+
+    @Test
+    void aWriteAboveTheRevisionStillThereAfterTheRebuildIsAViolation() {
+      History h =
+          beforeTheLoss()
+              .range(
+                  2,
+                  30,
+                  31,
+                  List.of(
+                      kv("a", "c0.1", 2, 2, 1), kv("b", "c1.1", 3, 3, 1), kv("c", "c1.2", 5, 5, 1)),
+                  3)
+              .build();
+      assertThat(new Checker().checkRebuilt(h, 3, OPT_IN).ok()).isFalse();
+    }
+
+    @Test
+    void aRebuiltClusterThatMovedOnWithoutTheHistoryIsAViolation() {
+      History h =
+          beforeTheLoss()
+              .range(2, 30, 31, List.of(kv("a", "c0.1", 2, 2, 1), kv("b", "c1.1", 3, 3, 1)), 7)
+              .build();
+      assertThat(new Checker().checkRebuilt(h, 3, OPT_IN).ok()).isFalse();
+    }
+  }
 }

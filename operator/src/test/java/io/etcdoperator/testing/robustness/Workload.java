@@ -184,6 +184,12 @@ public final class Workload implements AutoCloseable {
   private final List<Watcher> watchers = new ArrayList<>();
   private final Map<String, String> extraAbout = new ConcurrentHashMap<>();
   private volatile boolean stopping;
+
+  /** While set, clients send nothing; {@link #parked} counts those waiting. */
+  private volatile boolean paused;
+
+  private final Object pause = new Object();
+  private int parked;
   private long baseRevision;
   private long endNanos;
   private History history;
@@ -295,6 +301,60 @@ public final class Workload implements AutoCloseable {
     }
     threads.forEach(Thread::start);
     return this;
+  }
+
+  /**
+   * Stops the clients from sending anything (the watchers go on) until {@link #resume}, and returns
+   * once none has a call in flight (or after a deadline and a second, when one never ends): from
+   * then on, nothing of the workload's reaches the cluster.
+   */
+  public void pause() {
+    paused = true;
+    long until = now() + settings.deadline().plusSeconds(1).toNanos();
+    synchronized (pause) {
+      while (parked < running() && now() < until) {
+        try {
+          pause.wait(50);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return;
+        }
+      }
+    }
+  }
+
+  /** The clients send again. */
+  public void resume() {
+    synchronized (pause) {
+      paused = false;
+      pause.notifyAll();
+    }
+  }
+
+  private int running() {
+    return (int)
+        threads.stream()
+            .filter(t -> t.getName().startsWith("workload-client") && t.isAlive())
+            .count();
+  }
+
+  /** Waits while paused; false when the workload stops meanwhile. */
+  private boolean parkWhilePaused() {
+    synchronized (pause) {
+      parked++;
+      pause.notifyAll();
+      try {
+        while (paused && !stopping) {
+          pause.wait(100);
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return false;
+      } finally {
+        parked--;
+      }
+    }
+    return !stopping;
   }
 
   /** The base revision: a linearizable read of the prefix, which must be empty. */
@@ -479,6 +539,9 @@ public final class Workload implements AutoCloseable {
       long next = now();
       long lastCompact = now();
       while (!stopping && now() < endNanos && nextOp.get() < settings.maxOps()) {
+        if (paused && !parkWhilePaused()) {
+          return;
+        }
         long wait = next - now();
         if (wait > 0) {
           LockSupport.parkNanos(wait);

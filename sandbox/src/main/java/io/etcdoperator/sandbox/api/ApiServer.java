@@ -90,6 +90,11 @@ public final class ApiServer implements AutoCloseable {
     dispatcher.setControlHandler(handler);
   }
 
+  /** Faults the server injects into its answers to one user. */
+  public ApiFaults faults() {
+    return dispatcher.faults();
+  }
+
   /** The administrator's bearer token (the kubeconfig's). */
   public String adminToken() {
     return adminToken;

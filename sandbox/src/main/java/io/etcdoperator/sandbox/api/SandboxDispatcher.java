@@ -26,7 +26,8 @@ import org.slf4j.LoggerFactory;
  * real server puts before its storage, in a real server's order:
  *
  * <ol>
- *   <li>authentication ({@link AuthenticationFilter}): a bearer token, else 401;
+ *   <li>authentication ({@link AuthenticationFilter}): a bearer token, else 401; then the faults a
+ *       test asked for, if any ({@link ApiFaults});
  *   <li>authorization ({@link AuthorizationFilter}): RBAC for every user but the administrator,
  *       else 403;
  *   <li>the {@link Router}'s table, which hands the request to one handler: discovery, the
@@ -47,6 +48,7 @@ public final class SandboxDispatcher extends Dispatcher {
   private final RbacAuthorizer authorizer = new RbacAuthorizer(store);
   private final AuthorizationFilter authorization = new AuthorizationFilter(authorizer);
   private final DefaultTolerations tolerations = new DefaultTolerations();
+  private final ApiFaults faults = new ApiFaults();
   private final Router router =
       new Router(
           store, types, AdmissionChain.standard(store, types, authorizer, tolerations), authorizer);
@@ -92,9 +94,15 @@ public final class SandboxDispatcher extends Dispatcher {
     return router.tables().tableOf(api, object);
   }
 
+  /** Faults the server injects into its answers to one user. */
+  ApiFaults faults() {
+    return faults;
+  }
+
   @Override
   public MockResponse dispatch(RecordedRequest request) {
-    return authentication.filter(request, user -> dispatchAs(user, request));
+    return authentication.filter(
+        request, user -> faults.filter(user, request, () -> dispatchAs(user, request)));
   }
 
   /** Handles a request as the given user (already authenticated): authorization, then routing. */
