@@ -43,7 +43,6 @@ class RobustnessE2EIT {
         Arguments.of(RobustnessPlan.of(2803, Action.UPGRADE, Fault.DELETE_POD, Fault.API_ERRORS)),
         Arguments.of(
             RobustnessPlan.of(2804, Action.SCALE_DOWN, Fault.FREEZE, Fault.API_WATCH_GONE)),
-        Arguments.of(RobustnessPlan.of(2805, Action.ROLL, Fault.PARTITION_LEADER)),
         Arguments.of(RobustnessPlan.of(2806, Action.REBUILD, Fault.OPERATOR_CRASH)));
   }
 
