@@ -19,10 +19,10 @@ import org.junit.jupiter.api.io.TempDir;
  * The operator cut off from every member (sandbox fault {@code partition}: its calls to the members
  * time out, while peers and the kubelet's probes still reach them, as when the operator runs
  * outside the pod network or a NetworkPolicy stops it) while the podTemplate changes: for 30 s (60
- * reconciles at the pending pace of 0.5 s) no pod is deleted, no member removed or added, and status names the members it cannot reach
- * (CannotReachMembers; Ready is Unknown, as no member answers the operator). Healed, the roll goes
- * one pod at a time, and the writer (which reaches the members through the client Service the whole
- * time) lost nothing.
+ * reconciles at the pending pace of 0.5 s) no pod is deleted, no member removed or added, and
+ * status names the members it cannot reach (CannotReachMembers; Ready is Unknown, as no member
+ * answers the operator). Healed, the roll goes one pod at a time, and the writer (which reaches the
+ * members through the client Service the whole time) lost nothing.
  */
 class PartitionE2EIT {
   static final Duration STEP = Duration.ofMinutes(2);
