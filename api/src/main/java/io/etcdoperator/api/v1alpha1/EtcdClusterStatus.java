@@ -34,7 +34,8 @@ public class EtcdClusterStatus {
   private Long observedGeneration;
 
   @JsonPropertyDescription(
-      "Available (quorum), Ready (all members healthy voters), Progressing, Degraded.")
+      "Available (quorum), Ready (every member a healthy voter whose pod is Ready, so an"
+          + " endpoint of the client Service), Progressing, Degraded.")
   private List<Condition> conditions = new ArrayList<>();
 
   @JsonPropertyDescription("The etcd cluster ID (hex) reported by the members.")

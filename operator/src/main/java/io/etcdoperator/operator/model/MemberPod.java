@@ -245,9 +245,10 @@ final class MemberPod {
         // within a second of serving: every step of a roll waits for it.
         .withStartupProbe(liveness(security, spec, 1, 300))
         .withLivenessProbe(liveness(security, spec, 10, 6))
-        // Every 2 s, so that a restarted member is Ready soon after it serves; 7 failures (14 s)
-        // before a member is taken out of the Service, as long as with 3 every 5 s before.
-        .withReadinessProbe(httpProbe("/health?exclude=NOSPACE", Names.METRICS_PORT, 2, 7))
+        // Every second, so that a member that serves is Ready (an endpoint of the client Service,
+        // which the cluster's Ready condition waits for) within a second; 14 failures (14 s)
+        // before a member is taken out of the Service.
+        .withReadinessProbe(httpProbe("/health?exclude=NOSPACE", Names.METRICS_PORT, 1, 14))
         .build();
   }
 

@@ -14,6 +14,10 @@ public final class Conditions {
   public static final String INVALID_SPEC = "InvalidSpec";
   public static final String HIBERNATED = "Hibernated";
   public static final String MEMBERS_READY = "AllMembersReady";
+
+  /** Every member a healthy voter, but a member's pod not Ready: not in the client Service yet. */
+  public static final String PODS_NOT_READY = "PodsNotReady";
+
   public static final String MEMBERS_UNREACHABLE = "MembersUnreachable";
   public static final String MEMBERS_HEALTHY = "AllMembersHealthy";
   public static final String SCALING_UP = "ScalingUp";

@@ -1,5 +1,6 @@
 package io.etcdoperator.operator.plan;
 
+import io.etcdoperator.operator.observe.PodView;
 import io.etcdoperator.operator.plan.Facts.Member;
 import java.util.Comparator;
 import java.util.List;
@@ -62,9 +63,12 @@ final class MembershipRules {
   }
 
   /**
-   * Every member as wanted and no pod to roll: Ready, or, not Ready, an alarm etcd raised or the
+   * Every member as wanted and no pod to roll: Ready, or, not Ready, an alarm etcd raised, the
    * members that are unhealthy (nothing is done about them: a member that is down comes back with
-   * its pod). Last of the quorum rules: it is what is left when nothing needs changing.
+   * its pod), or a healthy member whose pod is not Ready yet. Ready promises that clients reach
+   * every member through the client Service, which sends them to Ready pods only: a member that
+   * serves before its kubelet's readiness probe passed is not there yet. Last of the quorum rules:
+   * it is what is left when nothing needs changing.
    */
   static final class InSync implements Rule {
     @Override
@@ -76,6 +80,17 @@ final class MembershipRules {
       if (!ours(s).stream().allMatch(f::healthy)) {
         return Optional.of(
             Decisions.withQuorum(s, Conditions.MEMBERS_UNREACHABLE, new Step.None()));
+      }
+      Optional<PodView> unready = f.unreadyMemberPod();
+      if (unready.isPresent()) {
+        return Optional.of(
+            Decisions.withQuorum(
+                s,
+                Conditions.PODS_NOT_READY,
+                new Step.Wait(
+                    "pod "
+                        + unready.get().name()
+                        + " to be Ready: the client Service sends clients to Ready pods only")));
       }
       return Optional.of(Decisions.ready(s));
     }

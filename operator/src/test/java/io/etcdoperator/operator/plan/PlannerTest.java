@@ -208,6 +208,18 @@ class PlannerTest {
             expect(
                 "InSync", new Step.None(), 3, EXISTING, "True/QuorumHeld", "True/AllMembersReady")),
         row(
+            "healthy, but a member's pod not Ready yet: not Ready, clients cannot reach it",
+            target(3),
+            Views.healthy(3).pod(2, true, false),
+            expect(
+                "InSync",
+                new Step.Wait(
+                    "pod test-2 to be Ready: the client Service sends clients to Ready pods only"),
+                3,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/PodsNotReady")),
+        row(
             "healthy, ConfigMap still says new: flips to existing",
             target(3),
             Views.healthy(3).clusterState(false, 3),
@@ -1430,7 +1442,8 @@ class PlannerTest {
                 "True/QuorumHeld",
                 "False/RollingUpdate")),
         row(
-            "upgrade 3.4 -> 3.6: refused (one minor version at a time), nothing touched",
+            "upgrade 3.4 -> 3.6 (a valid target: the spec's validation refuses 3.6 before):"
+                + " refused, one minor version at a time, nothing touched",
             target(3, "quay.io/coreos/etcd:v3.6.0"),
             Views.healthy(3).version("3.4.23").clusterVersion("3.4.0").podWithHash(0, "h0"),
             expect(
