@@ -124,6 +124,36 @@ final class SpecValidator {
     }
     storage(spec.getStorage());
     security(spec.getSecurity(), spec);
+    version(spec);
+  }
+
+  /**
+   * The etcd minor versions this operator runs: each is run by its tests, against real members. An
+   * image of any other minor is refused before anything is touched: the operator sets flags of the
+   * versions it knows (3.6 renames the {@code --experimental-*} ones, 3.7 removes them, so a 3.7
+   * member would never start), and judges members by their answers as those versions give them.
+   */
+  public static final List<String> SUPPORTED_MINORS = List.of("3.4", "3.5");
+
+  /** An image whose tag names a version this operator has never run is refused, by its field. */
+  private void version(EtcdClusterSpec spec) {
+    String image = MemberPod.imageOf(spec);
+    EtcdVersion.ofImage(image)
+        .filter(v -> !SUPPORTED_MINORS.contains(v.minorVersion()))
+        .ifPresent(
+            v ->
+                problem(
+                    "spec.podTemplate.spec.containers[name=etcd].image",
+                    image
+                        + " is etcd "
+                        + v.minorVersion()
+                        + ", which this operator has never run; it runs etcd "
+                        + String.join(" and ", SUPPORTED_MINORS)
+                        + (v.compareTo(new EtcdVersion(3, 5, 0)) > 0
+                            ? ": stay on a 3.5 image (etcd 3.6 renames the --experimental-*"
+                                + " flags the operator sets and 3.7 removes them; moving to 3.6"
+                                + " needs 3.5.26 or later first)"
+                            : ": use a 3.4 or 3.5 image")));
   }
 
   /**

@@ -19,6 +19,44 @@ class SpecValidationTest {
     return Stream.of(
         row("negative replicas", "replicas: -1", "spec.replicas: must be 0 or more, got -1"),
         row(
+            "an etcd 3.6 image: never run by this operator",
+            """
+            podTemplate:
+              spec:
+                containers:
+                - name: etcd
+                  image: quay.io/coreos/etcd:v3.6.5
+            """,
+            "spec.podTemplate.spec.containers[name=etcd].image: quay.io/coreos/etcd:v3.6.5 is etcd"
+                + " 3.6, which this operator has never run; it runs etcd 3.4 and 3.5: stay on a"
+                + " 3.5 image (etcd 3.6 renames the --experimental-* flags the operator sets and 3.7"
+                + " removes them; moving to 3.6 needs 3.5.26 or later first)"),
+        row(
+            "an etcd 3.7 image",
+            """
+            podTemplate:
+              spec:
+                containers:
+                - name: etcd
+                  image: registry.k8s.io/etcd:3.7.0-0
+            """,
+            "spec.podTemplate.spec.containers[name=etcd].image: registry.k8s.io/etcd:3.7.0-0 is"
+                + " etcd 3.7, which this operator has never run; it runs etcd 3.4 and 3.5: stay on"
+                + " a 3.5 image (etcd 3.6 renames the --experimental-* flags the operator sets and"
+                + " 3.7 removes them; moving to 3.6 needs 3.5.26 or later first)"),
+        row(
+            "an etcd 3.3 image",
+            """
+            podTemplate:
+              spec:
+                containers:
+                - name: etcd
+                  image: quay.io/coreos/etcd:v3.3.27
+            """,
+            "spec.podTemplate.spec.containers[name=etcd].image: quay.io/coreos/etcd:v3.3.27 is"
+                + " etcd 3.3, which this operator has never run; it runs etcd 3.4 and 3.5: use a"
+                + " 3.4 or 3.5 image"),
+        row(
             "replaceLostMemberAfter not a duration",
             "replaceLostMemberAfter: ten minutes",
             "spec.replaceLostMemberAfter: not a duration: 'ten minutes' (e.g. 10m, 1h30m, 2d);"
