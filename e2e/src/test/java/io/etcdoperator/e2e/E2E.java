@@ -6,6 +6,7 @@ import io.etcdoperator.api.v1alpha1.EtcdCluster;
 import io.etcdoperator.api.v1alpha1.EtcdClusterStatus;
 import io.etcdoperator.api.v1alpha1.MemberStatus;
 import io.etcdoperator.sandbox.EtcdOperatorLauncher;
+import io.etcdoperator.sandbox.OperatorLauncher;
 import io.etcdoperator.sandbox.Sandbox;
 import io.etcdoperator.sandbox.SandboxConfig;
 import io.fabric8.kubernetes.api.model.Condition;
@@ -43,6 +44,11 @@ public final class E2E implements AutoCloseable {
   public static E2E start(SandboxConfig config, io.etcdoperator.operator.OperatorSettings settings)
       throws Exception {
     return new E2E(Sandbox.start(config, new EtcdOperatorLauncher(settings)));
+  }
+
+  /** With no operator inside: the test starts its own. */
+  public static E2E withoutOperator(SandboxConfig config) throws Exception {
+    return new E2E(Sandbox.start(config, OperatorLauncher.NONE));
   }
 
   /** With a launcher the test keeps, e.g. to reach a replica's HTTP endpoint. */

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.etcdoperator.testing.TestPki;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -171,6 +172,29 @@ class KubectlIT {
     } finally {
       watch.destroyForcibly();
     }
+  }
+
+  /**
+   * What kubectl sends as protobuf (the typed commands: create namespace, secret, configmap, auth
+   * can-i), as the project's documentation and users use them.
+   */
+  @Test
+  void theCreateCommandsThatSendProtobufWork() throws Exception {
+    ok(kubectl("create", "namespace", "made-by-kubectl"));
+    assertThat(kubectl("get", "namespace", "made-by-kubectl", "-o", "name").out().trim())
+        .isEqualTo("namespace/made-by-kubectl");
+    ok(kubectl("create", "secret", "generic", "s1", "--from-literal=password=hunter2"));
+    assertThat(kubectl("get", "secret", "s1", "-o", "jsonpath={.data.password}").out())
+        .isEqualTo("aHVudGVyMg==");
+    ok(kubectl("create", "configmap", "c1", "--from-literal=a=b"));
+    assertThat(kubectl("get", "configmap", "c1", "-o", "jsonpath={.data.a}").out()).isEqualTo("b");
+    var leaf = TestPki.ca("kubectl-ca").leaf("made-by-kubectl").serverAuth().issue();
+    Path crt = file("tls.crt", leaf.certPem());
+    Path key = file("tls.key", leaf.keyPem());
+    ok(kubectl("create", "secret", "tls", "t1", "--cert=" + crt, "--key=" + key));
+    assertThat(kubectl("get", "secret", "t1", "-o", "jsonpath={.type}").out())
+        .isEqualTo("kubernetes.io/tls");
+    assertThat(kubectl("auth", "can-i", "delete", "pods").out().trim()).isEqualTo("yes");
   }
 
   @Test

@@ -27,9 +27,11 @@ import java.util.function.BiFunction;
  * the API server that adds what the mock server cannot do, watches over chunked HTTP. A {@code GET
  * ...?watch=true} without a WebSocket upgrade (as kubectl sends it for {@code get -w}, {@code
  * wait}, {@code rollout status}) is served by a WebSocket watch of the API server, each event
- * written as one JSON line of a chunked response (as Table rows when kubectl asked for a Table);
- * everything else is passed through unchanged, the bearer token with it, so authentication, RBAC
- * and admission apply as they do to any client. HTTPS with a self-signed certificate made at start.
+ * written as one JSON line of a chunked response (as Table rows when kubectl asked for a Table); a
+ * WebSocket request (fabric8's watches, an operator run with this kubeconfig) is bridged to a
+ * WebSocket of the API server; everything else is passed through unchanged, the bearer token with
+ * it, so authentication, RBAC and admission apply as they do to any client. HTTPS with a
+ * self-signed certificate made at start.
  */
 final class KubectlFront implements AutoCloseable {
   private final Vertx vertx = Vertx.vertx();
@@ -71,9 +73,48 @@ final class KubectlFront implements AutoCloseable {
     boolean upgrade = "websocket".equalsIgnoreCase(req.getHeader("Upgrade"));
     if (req.method() == HttpMethod.GET && !upgrade && ("true".equals(watch) || "1".equals(watch))) {
       chunkedWatch(req);
+    } else if (upgrade) {
+      webSocket(req);
     } else {
       forward(req);
     }
+  }
+
+  /**
+   * A WebSocket request (fabric8's watches: an operator run with this kubeconfig) goes on as one: a
+   * WebSocket to the API server, each message passed through both ways, each side closed with the
+   * other.
+   */
+  private void webSocket(HttpServerRequest req) {
+    WebSocketConnectOptions o =
+        new WebSocketConnectOptions()
+            .setHost(backendHost)
+            .setPort(backendPort)
+            .setSsl(true)
+            .setURI(req.uri());
+    for (String h : List.of("Authorization", "Sec-WebSocket-Protocol", "Accept")) {
+      String v = req.getHeader(h);
+      if (v != null) {
+        o.addHeader(h, v);
+      }
+    }
+    req.pause();
+    backend
+        .webSocket(o)
+        .onSuccess(
+            back ->
+                req.toWebSocket()
+                    .onSuccess(
+                        front -> {
+                          back.textMessageHandler(front::writeTextMessage);
+                          back.binaryMessageHandler(front::writeBinaryMessage);
+                          front.textMessageHandler(back::writeTextMessage);
+                          front.binaryMessageHandler(back::writeBinaryMessage);
+                          back.closeHandler(v -> front.close());
+                          front.closeHandler(v -> back.close());
+                        })
+                    .onFailure(e -> back.close()))
+        .onFailure(e -> refused(req, e));
   }
 
   private void forward(HttpServerRequest req) {
@@ -158,18 +199,20 @@ final class KubectlFront implements AutoCloseable {
               ws.closeHandler(v -> out.end());
               req.connection().closeHandler(v -> ws.close());
             })
-        .onFailure(
-            e -> {
-              if (e instanceof UpgradeRejectedException r) {
-                var out = req.response().setStatusCode(r.getStatus());
-                if (r.getHeaders() != null && r.getHeaders().get("Content-Type") != null) {
-                  out.putHeader("Content-Type", r.getHeaders().get("Content-Type"));
-                }
-                out.end(r.getBody() == null ? Buffer.buffer() : r.getBody());
-              } else {
-                req.response().setStatusCode(502).end(String.valueOf(e.getMessage()));
-              }
-            });
+        .onFailure(e -> refused(req, e));
+  }
+
+  /** The API server's answer when it refused the WebSocket, else 502. */
+  private static void refused(HttpServerRequest req, Throwable e) {
+    if (e instanceof UpgradeRejectedException r) {
+      var out = req.response().setStatusCode(r.getStatus());
+      if (r.getHeaders() != null && r.getHeaders().get("Content-Type") != null) {
+        out.putHeader("Content-Type", r.getHeaders().get("Content-Type"));
+      }
+      out.end(r.getBody() == null ? Buffer.buffer() : r.getBody());
+    } else {
+      req.response().setStatusCode(502).end(String.valueOf(e.getMessage()));
+    }
   }
 
   @Override

@@ -8,6 +8,7 @@ import static io.fabric8.mockwebserver.dsl.HttpMethod.PUT;
 
 import io.etcdoperator.sandbox.api.admission.AdmissionChain;
 import io.etcdoperator.sandbox.api.auth.RbacAuthorizer;
+import io.etcdoperator.sandbox.api.handlers.AccessReviewHandler;
 import io.etcdoperator.sandbox.api.handlers.BindingHandler;
 import io.etcdoperator.sandbox.api.handlers.ControlRequestHandler;
 import io.etcdoperator.sandbox.api.handlers.DeletionHandler;
@@ -127,6 +128,14 @@ final class Router implements Handler {
                         && "authorization.k8s.io".equals(r.api().group())
                         && plural(r, "selfsubjectrulesreviews"),
                 new RulesReviewHandler(authorizer)),
+            new Route(
+                "selfsubjectaccessreviews",
+                r ->
+                    r.method() == POST
+                        && r.api() != null
+                        && "authorization.k8s.io".equals(r.api().group())
+                        && plural(r, "selfsubjectaccessreviews"),
+                new AccessReviewHandler(authorizer)),
             new Route(
                 "strategic merge patch",
                 r -> r.method() == PATCH && r.contentType().contains("strategic-merge-patch"),

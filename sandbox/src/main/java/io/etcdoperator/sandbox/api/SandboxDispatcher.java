@@ -3,6 +3,7 @@ package io.etcdoperator.sandbox.api;
 import static io.etcdoperator.sandbox.api.Responses.status;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.google.protobuf.InvalidProtocolBufferException;
 import io.etcdoperator.sandbox.api.admission.AdmissionChain;
 import io.etcdoperator.sandbox.api.admission.DefaultTolerations;
 import io.etcdoperator.sandbox.api.auth.AuthenticationFilter;
@@ -26,6 +27,7 @@ import org.slf4j.LoggerFactory;
  * real server puts before its storage, in a real server's order:
  *
  * <ol>
+ *   <li>a body in Kubernetes' protobuf encoding read as JSON ({@link ProtobufBodies});
  *   <li>authentication ({@link AuthenticationFilter}): a bearer token, else 401; then the faults a
  *       test asked for, if any ({@link ApiFaults});
  *   <li>authorization ({@link AuthorizationFilter}): RBAC for every user but the administrator,
@@ -100,7 +102,13 @@ public final class SandboxDispatcher extends Dispatcher {
   }
 
   @Override
-  public MockResponse dispatch(RecordedRequest request) {
+  public MockResponse dispatch(RecordedRequest received) {
+    RecordedRequest request;
+    try {
+      request = ProtobufBodies.asJson(received);
+    } catch (InvalidProtocolBufferException e) {
+      return status(400, "BadRequest", "the protobuf body cannot be read: " + e.getMessage());
+    }
     return authentication.filter(
         request, user -> faults.filter(user, request, () -> dispatchAs(user, request)));
   }

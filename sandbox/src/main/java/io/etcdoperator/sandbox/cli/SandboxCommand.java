@@ -75,6 +75,13 @@ public final class SandboxCommand implements Callable<Integer> {
   int nodes;
 
   @Option(
+      names = "--no-operator",
+      description =
+          "Run no operator inside: start your own build against the sandbox instead, with the"
+              + " command the sandbox prints (./etcd-operator run --kubeconfig <dir>/kubeconfig).")
+  boolean noOperator;
+
+  @Option(
       names = "--object-store",
       description =
           "Also run an S3-compatible object store (s3proxy, filesystem backend, on 127.0.0.1) with"
@@ -112,7 +119,10 @@ public final class SandboxCommand implements Callable<Integer> {
       return Relauncher.relaunchWithHostsFile(dir, SandboxMain.class, rawArgs());
     }
     Relauncher.watchParent();
-    OperatorLauncher operator = launcher != null ? launcher : OperatorLauncher.onClassPath();
+    OperatorLauncher operator =
+        noOperator
+            ? OperatorLauncher.NONE
+            : launcher != null ? launcher : OperatorLauncher.onClassPath();
     if (operator == null) {
       err.println("sandbox: no operator on the class path; EtcdClusters will not be reconciled.");
       operator = OperatorLauncher.NONE;
@@ -134,6 +144,34 @@ public final class SandboxCommand implements Callable<Integer> {
           "sandbox: kubectl --kubeconfig "
               + sandbox.config().kubeconfig()
               + " get etcdclusters,pods");
+      var images = sandbox.kubelet().etcdImages();
+      if (images.versions().isEmpty()) {
+        err.println(
+            "sandbox: no etcd binaries in "
+                + images.directory()
+                + ": every etcd pod would wait in ErrImagePull. Run scripts/ensure-etcd first (it"
+                + " puts etcd 3.4 and 3.5 there), or point ETCD_BINARIES at a directory of"
+                + " <version>/bin/etcd.");
+        return 2;
+      }
+      out.println(
+          "sandbox: etcd images run the local etcd "
+              + String.join(", ", images.versions().stream().map(Object::toString).toList())
+              + " (from "
+              + images.directory()
+              + "; an image's major.minor picks one)");
+      if (noOperator) {
+        out.println(
+            "sandbox: no operator inside; start yours (the members' names resolve through the"
+                + " sandbox's hosts file):");
+        out.println(
+            "  ETCD_OPERATOR_JAVA_OPTS=\"-D"
+                + JvmHosts.PROPERTY
+                + "="
+                + JvmHosts.file().toAbsolutePath()
+                + " -Dsun.net.inetaddr.ttl=0\" ./etcd-operator run --kubeconfig "
+                + sandbox.config().kubeconfig());
+      }
       ObjectStore store = objectStore ? startObjectStore(sandbox) : null;
       apply(sandbox.client());
       Progress progress = new Progress(sandbox, out);
@@ -227,7 +265,8 @@ public final class SandboxCommand implements Callable<Integer> {
     }
   }
 
-  private List<String> rawArgs() {
+  /** The options again, for the JVM the command relaunches itself in. */
+  List<String> rawArgs() {
     List<String> args = new ArrayList<>();
     files.forEach(
         f -> {
@@ -241,8 +280,13 @@ public final class SandboxCommand implements Callable<Integer> {
     }
     args.add("--timeout");
     args.add(timeout.toString());
+    args.add("--nodes");
+    args.add(String.valueOf(nodes));
     if (objectStore) {
       args.add("--object-store");
+    }
+    if (noOperator) {
+      args.add("--no-operator");
     }
     return args;
   }

@@ -46,6 +46,11 @@ public final class RbacAuthorizer {
     return allowed;
   }
 
+  /** Whether RBAC lets the user do it, not recorded as a use (a SelfSubjectAccessReview's). */
+  public boolean allows(Identity user, RequestInfo request) throws Exception {
+    return rbac().allows(user, request);
+  }
+
   /** The rules that apply to the user in a namespace (a SelfSubjectRulesReview's). */
   public List<PolicyRule> rulesIn(Identity user, String namespace) throws Exception {
     return rbac().rulesIn(user, namespace);
