@@ -172,6 +172,23 @@ class WorldMemoryE2EIT {
             d.deletes().forEach(Runnable::run);
             await(what + ": recreated")
                 .atMost(Duration.ofSeconds(60))
+                .conditionEvaluationListener(
+                    c -> {
+                      if (c.getRemainingTimeInMS() < 700) {
+                        System.out.println(
+                            what
+                                + ": not recreated yet; objects "
+                                + uids(e2e).keySet()
+                                + "; Available "
+                                + e2e.condition(C, "Available")
+                                + ", Ready "
+                                + e2e.condition(C, "Ready")
+                                + ": "
+                                + E2E.condition(test.status(), "Ready")
+                                    .map(r -> r.getMessage())
+                                    .orElse(""));
+                      }
+                    })
                 .until(
                     () -> {
                       Map<String, String> now = uids(e2e);

@@ -135,6 +135,10 @@ public final class EtcdOperator implements AutoCloseable {
         c -> {
           // Called for delete events too, without a finalizer (EtcdClusterReconciler).
           c.withTriggerReconcilerOnAllEvents(true);
+          // The model reads annotations (pause, rebuild opt-in) and labels, not only the spec: a
+          // change of those is reconciled at once, not at the next resync. A status write is not.
+          c.withGenerationAware(false);
+          c.withOnUpdateFilter(EtcdClusterReconciler::worthReconciling);
           if (!settings.namespaces().isEmpty()) {
             c.settingNamespaces(settings.namespaces());
           }

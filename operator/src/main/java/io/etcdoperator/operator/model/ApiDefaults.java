@@ -16,9 +16,9 @@ import java.util.stream.Stream;
 /**
  * Writes the values a real API server fills in when a field is left out, so that the object the
  * model builds equals the one read back and a compare of the two stays quiet (the trap of an
- * always-updating StatefulSet, STYLE.md). Only fields that the server defaults inside the objects
- * we send are covered; server-assigned ones ({@code clusterIP}, {@code ipFamilies}, status) are not
- * ours to write.
+ * always-updating StatefulSet: JOSDK #1989, Keycloak #38846). Only fields that the server defaults
+ * inside the objects we send are covered; server-assigned ones ({@code clusterIP}, {@code
+ * ipFamilies}, status) are not ours to write.
  */
 final class ApiDefaults {
   static final String TCP = "TCP";

@@ -246,9 +246,10 @@ final class MemberPod {
         .withStartupProbe(liveness(security, spec, 1, 300))
         .withLivenessProbe(liveness(security, spec, 10, 6))
         // Every second, so that a member that serves is Ready (an endpoint of the client Service,
-        // which the cluster's Ready condition waits for) within a second; 14 failures (14 s)
-        // before a member is taken out of the Service.
-        .withReadinessProbe(httpProbe("/health?exclude=NOSPACE", Names.METRICS_PORT, 1, 14))
+        // which the cluster's Ready condition waits for) within a second. 7 failures before a
+        // member leaves the Service: 7 s when its port refuses, 35 s when it hangs (a probe waits
+        // its 5 s timeout, and the kubelet probes one at a time), as with 7 every 2 s before.
+        .withReadinessProbe(httpProbe("/health?exclude=NOSPACE", Names.METRICS_PORT, 1, 7))
         .build();
   }
 

@@ -24,6 +24,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
@@ -74,6 +75,20 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster> {
             settings.operatorImage(),
             settings.clusterWide());
     this.actions = new ClusterActions(settings.etcd(), settings.hook(), settings.clock(), sources);
+  }
+
+  /**
+   * Whether an update of an EtcdCluster changes what a reconcile reads of it: its spec (the
+   * generation), its annotations (the pause, the rebuild opt-in), its labels, or its deletion. A
+   * change of its status alone (the operator's own writes) does not.
+   */
+  public static boolean worthReconciling(EtcdCluster newer, EtcdCluster older) {
+    var n = newer.getMetadata();
+    var o = older.getMetadata();
+    return !Objects.equals(n.getGeneration(), o.getGeneration())
+        || !Objects.equals(n.getAnnotations(), o.getAnnotations())
+        || !Objects.equals(n.getLabels(), o.getLabels())
+        || !Objects.equals(n.getDeletionTimestamp(), o.getDeletionTimestamp());
   }
 
   @Override
