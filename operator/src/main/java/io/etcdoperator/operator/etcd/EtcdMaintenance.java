@@ -3,9 +3,10 @@ package io.etcdoperator.operator.etcd;
 import io.etcd.jetcd.api.AlarmMember;
 import io.etcd.jetcd.api.AlarmRequest;
 import io.etcd.jetcd.api.AlarmResponse;
-import io.etcd.jetcd.api.AlarmType;
 import io.etcd.jetcd.api.CompactionRequest;
 import io.etcd.jetcd.api.DefragmentRequest;
+import io.etcd.jetcd.api.HashKVRequest;
+import io.etcd.jetcd.api.HashKVResponse;
 import io.etcd.jetcd.api.KVGrpc;
 import io.etcd.jetcd.api.MaintenanceGrpc;
 import io.etcd.jetcd.api.StatusResponse;
@@ -89,19 +90,19 @@ final class EtcdMaintenance {
    */
   int disarm(String clusterKey, String url, long expectedClusterId, String type) {
     requireCluster(clusterKey, url, expectedClusterId);
-    AlarmType alarm = AlarmType.valueOf(type);
+    int alarm = EtcdMessages.alarmNumber(type);
     Deadline deadline = after(statusDeadline);
     AlarmResponse raised = EtcdCalls.await(calls.alarms(clusterKey, url, deadline), url, deadline);
     int disarmed = 0;
     for (AlarmMember m : raised.getAlarmsList()) {
-      if (m.getAlarm() != alarm) {
+      if (m.getAlarmValue() != alarm) {
         continue;
       }
       AlarmRequest request =
           AlarmRequest.newBuilder()
               .setAction(AlarmRequest.AlarmAction.DEACTIVATE)
               .setMemberID(m.getMemberID())
-              .setAlarm(alarm)
+              .setAlarmValue(alarm)
               .build();
       Deadline each = after(statusDeadline);
       EtcdCalls.await(
@@ -115,6 +116,26 @@ final class EtcdMaintenance {
     Deadline deadline = after(statusDeadline);
     return EtcdMessages.status(
         url, EtcdCalls.await(calls.status(clusterKey, url, deadline), url, deadline));
+  }
+
+  HashKv hashKv(String clusterKey, String url, long revision, Duration limit) {
+    Deadline deadline = after(limit);
+    HashKVResponse r =
+        EtcdCalls.await(
+            calls.call(
+                clusterKey,
+                url,
+                MaintenanceGrpc.getHashKVMethod(),
+                HashKVRequest.newBuilder().setRevision(revision).build(),
+                deadline),
+            url,
+            deadline);
+    return new HashKv(
+        url,
+        r.getHeader().getMemberId(),
+        revision,
+        r.getCompactRevision(),
+        Integer.toUnsignedLong(r.getHash()));
   }
 
   private StatusResponse requireCluster(String clusterKey, String url, long expectedClusterId) {

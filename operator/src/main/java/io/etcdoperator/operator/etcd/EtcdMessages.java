@@ -88,6 +88,23 @@ final class EtcdMessages {
         .toList();
   }
 
+  /**
+   * etcd's number of an alarm type ({@code NOSPACE} 1, {@code CORRUPT} 2): jetcd's copy of etcd's
+   * protocol names only NOSPACE, so a CORRUPT alarm is known here by its number.
+   */
+  static int alarmNumber(String type) {
+    return switch (type) {
+      case "NOSPACE" -> 1;
+      case "CORRUPT" -> 2;
+      default -> {
+        if (type.startsWith("ALARM_")) {
+          yield Integer.parseInt(type.substring("ALARM_".length()));
+        }
+        throw new IllegalArgumentException("no etcd alarm is called " + type);
+      }
+    };
+  }
+
   private static long varint(UnknownFieldSet fields, int number) {
     if (!fields.hasField(number)) {
       return 0;

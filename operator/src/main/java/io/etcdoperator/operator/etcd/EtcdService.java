@@ -144,6 +144,13 @@ public interface EtcdService extends AutoCloseable {
       long revision,
       Duration deadline);
 
+  /**
+   * The member's hash of its key-value store up to {@code revision} (etcd's {@code HashKV}), with a
+   * deadline fit for a scan of the whole store. Asked when etcd raised CORRUPT, to find which
+   * member disagrees with the others.
+   */
+  HashKv hashKv(String clusterKey, String clientUrl, long revision, Duration deadline);
+
   /** Disarms every raised alarm of {@code type} ({@code NOSPACE}, {@code CORRUPT}); how many. */
   int disarm(String clusterKey, String clientUrl, long expectedClusterId, String type);
 

@@ -246,6 +246,11 @@ public final class JetcdEtcdService implements EtcdService {
   }
 
   @Override
+  public HashKv hashKv(String clusterKey, String clientUrl, long revision, Duration deadline) {
+    return maintenance.hashKv(clusterKey, clientUrl, revision, deadline);
+  }
+
+  @Override
   public int disarm(String clusterKey, String clientUrl, long expectedClusterId, String type) {
     return maintenance.disarm(clusterKey, clientUrl, expectedClusterId, type);
   }

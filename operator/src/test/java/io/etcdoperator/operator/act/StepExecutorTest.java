@@ -82,6 +82,12 @@ class StepExecutorTest {
     }
 
     @Override
+    public io.etcdoperator.operator.etcd.HashKv hashKv(
+        String key, String url, long revision, java.time.Duration deadline) {
+      throw refused(url);
+    }
+
+    @Override
     public EtcdStatus status(String key, String url) {
       throw new UnsupportedOperationException();
     }

@@ -1,6 +1,7 @@
 package io.etcdoperator.operator.etcd;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.protobuf.ByteString;
 import com.google.protobuf.UnknownFieldSet;
@@ -119,5 +120,14 @@ class EtcdMessagesTest {
             .build();
     assertThat(EtcdMessages.alarms(alarms))
         .containsExactly(new Alarm(1, "NOSPACE"), new Alarm(2, "CORRUPT"));
+  }
+
+  @Test
+  void alarmTypesAreNumberedAsEtcdNumbersThemNotAsJetcdsEnumDoes() {
+    // jetcd's enum has no CORRUPT: disarming by its name once threw in every reconcile.
+    assertThat(EtcdMessages.alarmNumber("NOSPACE")).isEqualTo(AlarmType.NOSPACE_VALUE);
+    assertThat(EtcdMessages.alarmNumber("CORRUPT")).isEqualTo(2);
+    assertThat(EtcdMessages.alarmNumber("ALARM_7")).isEqualTo(7);
+    assertThatThrownBy(() -> EtcdMessages.alarmNumber("NOSUCH")).hasMessageContaining("NOSUCH");
   }
 }
