@@ -17,14 +17,32 @@ public final class EtcdSigns {
    * it stays within them), and the refusal to bootstrap a member the cluster already has.
    */
   public static final List<String> DATA_LOSS =
-      List.of("is out of range [lastIndex(", "has already been bootstrapped");
+      List.of(
+          "is out of range [lastIndex(",
+          "has already been bootstrapped",
+          EtcdSigns.CORRUPT_AT_START);
+
+  /**
+   * etcd's initial corruption check ({@code --experimental-initial-corrupt-check}): the member's
+   * data differs from its peers' at the same revision, and it refuses to start. Its data is of no
+   * use: it is replaced as a member that lost its data is.
+   */
+  public static final String CORRUPT_AT_START = "found data inconsistency with peers";
 
   /** etcd's exit message when its name is not in the initial cluster it was started with. */
   public static final String NOT_IN_INITIAL_CLUSTER = "in the initial cluster configuration";
 
   private EtcdSigns() {}
 
-  /** The first line of a termination message that shows the member lost its data. */
+  /** Whether a line of {@link #lostData} is etcd's initial corruption check failing. */
+  public static boolean corruptAtStart(String line) {
+    return line.contains(CORRUPT_AT_START);
+  }
+
+  /**
+   * The first line of a termination message that shows the member lost its data (or that its data
+   * differs from its peers': of no use either).
+   */
   public static Optional<String> lostData(String terminationMessage) {
     if (terminationMessage == null) {
       return Optional.empty();

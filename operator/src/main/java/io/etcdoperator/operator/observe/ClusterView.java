@@ -32,6 +32,8 @@ import java.util.TreeMap;
  *     claims larger than the StatefulSet's template
  * @param placements where each member pod runs and whether its node and volume are there, by
  *     ordinal (empty when the operator cannot read Nodes)
+ * @param hashes each member's hash of its data at one revision, by ordinal: asked only while etcd
+ *     raised CORRUPT, to tell which member disagrees with the others (empty otherwise)
  */
 public record ClusterView(
     Instant now,
@@ -47,7 +49,42 @@ public record ClusterView(
     TlsReport tls,
     Optional<Boolean> authEnabled,
     Optional<StorageClassView> storageClass,
-    SortedMap<Integer, Placement> placements) {
+    SortedMap<Integer, Placement> placements,
+    SortedMap<Integer, MemberHash> hashes) {
+
+  /** The view without hashes of the members' data (asked only when etcd raised CORRUPT). */
+  public ClusterView(
+      Instant now,
+      Optional<StatefulSetView> statefulSet,
+      SortedMap<Integer, PodView> pods,
+      SortedMap<Integer, ClaimView> claims,
+      Optional<ClusterState> clusterState,
+      SortedMap<Integer, MemberProbe> probes,
+      Optional<MemberList> memberList,
+      Optional<RebuildView> rebuild,
+      Optional<String> clusterVersion,
+      RestoreProgress restore,
+      TlsReport tls,
+      Optional<Boolean> authEnabled,
+      Optional<StorageClassView> storageClass,
+      SortedMap<Integer, Placement> placements) {
+    this(
+        now,
+        statefulSet,
+        pods,
+        claims,
+        clusterState,
+        probes,
+        memberList,
+        rebuild,
+        clusterVersion,
+        restore,
+        tls,
+        authEnabled,
+        storageClass,
+        placements,
+        new TreeMap<>());
+  }
 
   public ClusterView(
       Instant now,
@@ -121,6 +158,7 @@ public record ClusterView(
     claims = Collections.unmodifiableSortedMap(new TreeMap<>(claims));
     probes = Collections.unmodifiableSortedMap(new TreeMap<>(probes));
     placements = Collections.unmodifiableSortedMap(new TreeMap<>(placements));
+    hashes = Collections.unmodifiableSortedMap(new TreeMap<>(hashes));
   }
 
   /** The same view, with the cluster version a member reported. */
@@ -139,7 +177,8 @@ public record ClusterView(
         tls,
         authEnabled,
         storageClass,
-        placements);
+        placements,
+        hashes);
   }
 
   /** The same view, with what the members' restore init containers say. */
@@ -158,7 +197,8 @@ public record ClusterView(
         tls,
         authEnabled,
         storageClass,
-        placements);
+        placements,
+        hashes);
   }
 
   /** The same view, with what the TLS Secrets hold and whether auth is on. */
@@ -202,7 +242,8 @@ public record ClusterView(
         tls,
         authEnabled,
         value,
-        placements);
+        placements,
+        hashes);
   }
 
   /** The same view, with where each member pod runs. */
@@ -221,11 +262,32 @@ public record ClusterView(
         tls,
         authEnabled,
         storageClass,
-        value);
+        value,
+        hashes);
   }
 
   /** Where the pod of {@code ordinal} runs; {@link Placement#UNKNOWN} when not known. */
   public Placement placement(int ordinal) {
     return placements.getOrDefault(ordinal, Placement.UNKNOWN);
+  }
+
+  /** The same view, with each member's hash of its data at one revision. */
+  public ClusterView withHashes(SortedMap<Integer, MemberHash> value) {
+    return new ClusterView(
+        now,
+        statefulSet,
+        pods,
+        claims,
+        clusterState,
+        probes,
+        memberList,
+        rebuild,
+        clusterVersion,
+        restore,
+        tls,
+        authEnabled,
+        storageClass,
+        placements,
+        value);
   }
 }

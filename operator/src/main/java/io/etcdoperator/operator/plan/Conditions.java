@@ -50,6 +50,10 @@ public final class Conditions {
   public static final String MEMBER_NODE_LOST = "MemberNodeLost";
   public static final String MEMBER_NODE_UNREACHABLE = "MemberNodeUnreachable";
   public static final String NO_SPACE = "NoSpace";
+
+  /** etcd raised CORRUPT: the members' data differ; every request is refused meanwhile. */
+  public static final String DATA_DIVERGED = "DataDiverged";
+
   public static final String DEFRAGMENTING = "Defragmenting";
   public static final String EXPANDING_VOLUMES = "ExpandingVolumes";
   public static final String VOLUME_SHRINK_REFUSED = "VolumeShrinkRefused";

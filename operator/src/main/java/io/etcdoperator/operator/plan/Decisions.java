@@ -217,6 +217,22 @@ final class Decisions {
   }
 
   /**
+   * With quorum, the members' data diverged (etcd raised CORRUPT and refuses every request): not
+   * Ready, Degraded, with who disagrees; Progressing while the odd member is replaced or the alarm
+   * disarmed.
+   */
+  static Decision dataDiverged(Situation s, Step step, String message) {
+    boolean acting = !(step instanceof Step.None) && !(step instanceof Step.Wait);
+    Report report =
+        new Report(
+            Lines.available(s, Conditions.QUORUM_HELD, ""),
+            new Line(false, Conditions.DATA_DIVERGED, message),
+            new Line(acting, Conditions.DATA_DIVERGED, acting ? step.describe() : message),
+            new Line(true, Conditions.DATA_DIVERGED, message));
+    return new Decision(step, Keeps.quorumKeep(s), report, Planner.PENDING_RESYNC);
+  }
+
+  /**
    * The same decision, with the StatefulSet left as it is (it is being deleted, or about to be).
    */
   static Decision leavingStatefulSet(Decision d) {

@@ -5,6 +5,7 @@ import io.etcdoperator.operator.model.EtcdSigns;
 import io.etcdoperator.operator.model.EtcdVersion;
 import io.etcdoperator.operator.model.Names;
 import io.etcdoperator.operator.observe.ClusterView;
+import io.etcdoperator.operator.observe.MemberHash;
 import io.etcdoperator.operator.observe.MemberList;
 import io.etcdoperator.operator.observe.MemberProbe;
 import io.etcdoperator.operator.observe.PodView;
@@ -218,6 +219,9 @@ public final class Facts {
   /** etcd's alarm when a member's database reached its quota: writes refused, cluster-wide. */
   static final String NO_SPACE = "NOSPACE";
 
+  /** etcd's alarm when members' data differ: every key-value request refused, cluster-wide. */
+  static final String CORRUPT = "CORRUPT";
+
   /**
    * The cluster refuses writes for lack of space. A member under NOSPACE still serves reads,
    * deletes and raft, so it counts as healthy; the condition that says NoSpace reports the rest.
@@ -252,6 +256,55 @@ public final class Facts {
         .filter(MemberProbe::reachable)
         .forEach(p -> alarms.addAll(p.alarmTypes()));
     return alarms;
+  }
+
+  /**
+   * While etcd raised CORRUPT: the hash of the members' data that a quorum of the voters agree on
+   * (at one revision and compaction), if they do.
+   */
+  Optional<MemberHash> agreedHash() {
+    List<MemberHash> voterHashes =
+        voters().stream().map(m -> view.hashes().get(m.ordinal())).filter(h -> h != null).toList();
+    Map<List<Long>, List<MemberHash>> byValue = new HashMap<>();
+    for (MemberHash h : voterHashes) {
+      byValue
+          .computeIfAbsent(
+              List.of(h.revision(), h.compactRevision(), h.hash()), k -> new ArrayList<>())
+          .add(h);
+    }
+    int quorumOfVoters = Quorum.of(voters().size());
+    return byValue.values().stream()
+        .filter(same -> same.size() >= quorumOfVoters)
+        .map(same -> same.get(0))
+        .findFirst();
+  }
+
+  /** The members whose hash differs from {@code agreed} (by the member list, in ordinal order). */
+  List<Member> disagreeing(MemberHash agreed) {
+    return members.stream()
+        .filter(
+            m -> comparable(agreed, m) && view.hashes().get(m.ordinal()).hash() != agreed.hash())
+        .toList();
+  }
+
+  /**
+   * The voters that follow the leader a quorum follows and whose hash is {@code agreed}: those a
+   * removal under CORRUPT may count on (every member reports the alarm, so none is healthy).
+   */
+  List<Member> agreeingVoters(MemberHash agreed) {
+    return voters().stream().filter(this::followsLeader).filter(m -> agrees(agreed, m)).toList();
+  }
+
+  private boolean agrees(MemberHash agreed, Member m) {
+    return comparable(agreed, m) && view.hashes().get(m.ordinal()).hash() == agreed.hash();
+  }
+
+  /** Whether member {@code m} hashed its data at the revision and compaction of {@code agreed}. */
+  boolean comparable(MemberHash agreed, Member m) {
+    MemberHash h = view.hashes().get(m.ordinal());
+    return h != null
+        && h.revision() == agreed.revision()
+        && h.compactRevision() == agreed.compactRevision();
   }
 
   /** The healthy voters of our ordinals: status.readyMembers. */
@@ -306,7 +359,10 @@ public final class Facts {
   public String whyUnhealthy(Member m) {
     Optional<String> lost = lostData(m);
     if (lost.isPresent()) {
-      return "runs without its data: " + abbreviate(lost.get());
+      return (EtcdSigns.corruptAtStart(lost.get())
+              ? "its data differs from the other members' (etcd's check at its start): "
+              : "runs without its data: ")
+          + abbreviate(lost.get());
     }
     Optional<MemberProbe> probe = probeOf(m);
     if (probe.isEmpty()) {

@@ -56,6 +56,9 @@ import java.util.stream.Stream;
  *   <li><b>PromoteLearner</b>: a started learner: promote it once healthy.
  *   <li><b>ReplaceLostMember</b>: a member whose pod runs without its data: remove it, if the rest
  *       keep quorum; it comes back as a new learner.
+ *   <li><b>ReplaceCorruptMember</b>: etcd raised CORRUPT: the member whose hash of its data differs
+ *       from the one a quorum of the voters share is removed (it comes back as a new learner), then
+ *       the alarm is disarmed ({@link CorruptionRules}).
  *   <li><b>ReplaceMemberOnLostNode</b>: spec.replaceLostMemberAfter set, and a member whose data
  *       cannot come back (its node or volume lost for that long): remove it, then clear its claim
  *       and (forcibly, on a lost node) its pod; it comes back as a new learner ({@link NodeRules}).
@@ -156,6 +159,7 @@ public final class Planner {
           new LearnerRules.StartLearner(),
           new LearnerRules.PromoteLearner(),
           new MembershipRules.ReplaceLostMember(),
+          new CorruptionRules.ReplaceCorruptMember(),
           new NodeRules.ReplaceMemberOnLostNode(),
           new TlsMoves.MovePeersToTls(),
           new ScaleRules.ScaleDown(),

@@ -88,6 +88,19 @@ class PlannerTest {
     return Views.healthy(3).alarm(0, "NOSPACE").alarm(1, "NOSPACE").alarm(2, "NOSPACE");
   }
 
+  /** Three members answering with quorum, every one of which reports CORRUPT. */
+  static Views corrupt() {
+    return corruptOf(3);
+  }
+
+  static Views corruptOf(int n) {
+    Views v = Views.healthy(n);
+    for (int i = 0; i < n; i++) {
+      v.alarm(i, "CORRUPT");
+    }
+    return v;
+  }
+
   /** The annotation recording a defragmentation of each ordinal, after {@link #COMPACTED}. */
   static String defragmented(int... ordinals) {
     StringBuilder json = new StringBuilder("{");
@@ -318,10 +331,108 @@ class PlannerTest {
                 "True/QuorumHeld",
                 "False/MembersUnreachable")),
         row(
-            "a member raised CORRUPT: quorum holds, the member is not healthy, the alarm is said",
+            "CORRUPT raised, no member could hash its data: wait, said, nothing touched",
             target(3),
-            Views.healthy(3).alarm(1, "CORRUPT"),
-            expect("InSync", new Step.None(), 3, EXISTING, "True/QuorumHeld", "False/AlarmRaised")),
+            corrupt(),
+            expect(
+                "ReplaceCorruptMember",
+                new Step.Wait("a quorum of voters that agree"),
+                3,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/DataDiverged")),
+        row(
+            "CORRUPT raised, test-2's hash differs from the two others': remove test-2",
+            target(3),
+            corrupt().hash(0, 90, 0xaa).hash(1, 90, 0xaa).hash(2, 90, 0xbb),
+            expect(
+                "ReplaceCorruptMember",
+                remove(
+                    2,
+                    "its data differs from the other members' (etcd raised CORRUPT);"
+                        + " it comes back as a new member on empty data"),
+                3,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/DataDiverged")),
+        row(
+            "CORRUPT raised, the leader's hash differs: leadership moves off it first",
+            target(3),
+            corrupt().hash(0, 90, 0xbb).hash(1, 90, 0xaa).hash(2, 90, 0xaa),
+            expect(
+                "ReplaceCorruptMember",
+                move(0, 1),
+                3,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/DataDiverged")),
+        row(
+            "CORRUPT raised, the odd member and another down: removing it costs quorum, wait",
+            target(3),
+            corrupt().down(1).hash(0, 90, 0xaa).hash(2, 90, 0xbb),
+            expect(
+                "ReplaceCorruptMember",
+                new Step.Wait("a quorum of voters that agree"),
+                3,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/DataDiverged")),
+        row(
+            "CORRUPT raised, five members, two agree and three differ each: nothing is right",
+            target(5),
+            corruptOf(5)
+                .hash(0, 90, 0xaa)
+                .hash(1, 90, 0xaa)
+                .hash(2, 90, 0xb2)
+                .hash(3, 90, 0xb3)
+                .hash(4, 90, 0xb4),
+            expect(
+                "ReplaceCorruptMember",
+                new Step.Wait("a quorum of voters that agree"),
+                5,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/DataDiverged")),
+        row(
+            "CORRUPT raised, a member that answers gave no hash at that revision: not disarmed",
+            target(3),
+            corrupt().hash(0, 90, 0xaa).hash(1, 90, 0xaa).hash(2, 89, 0xbb),
+            expect(
+                "ReplaceCorruptMember",
+                new Step.Wait("a hash of the data of test-2"),
+                3,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/DataDiverged")),
+        row(
+            "CORRUPT raised, the member that differs was removed: disarm",
+            target(3),
+            corrupt().notMember(2).hash(0, 90, 0xaa).hash(1, 90, 0xaa),
+            expect(
+                "ReplaceCorruptMember",
+                new Step.Disarm(
+                    "CORRUPT",
+                    "every member that answers holds the same data (hash aa at revision 90)"),
+                2,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/DataDiverged")),
+        row(
+            "a member refused to start on data that differs from its peers': replaced as lost",
+            target(3),
+            Views.healthy(3)
+                .down(2)
+                .lastTermination(
+                    2,
+                    "{\"level\":\"fatal\",\"msg\":\"failed to start etcd\","
+                        + "\"error\":\"found data inconsistency with peers\"}"),
+            expect(
+                "ReplaceLostMember",
+                remove(2, "its pod runs without its data; it comes back as a new member"),
+                3,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/MembersUnreachable")),
         // --- upkeep: NOSPACE recovery, defragmentation, volume expansion, pause ---
         row(
             "NOSPACE raised, nothing compacted yet: compact, keeping the last 1000 revisions",
@@ -647,11 +758,6 @@ class PlannerTest {
             Target.invalid(NS, NAME, 7, List.of("spec.replicas: must be >= 0")).withPaused(true),
             Views.healthy(3),
             expect("Paused", new Step.None(), -1, NONE, "True/QuorumHeld", "False/InvalidSpec")),
-        row(
-            "every member reports CORRUPT (alarms are cluster-wide): still a quorum, not Ready",
-            target(3),
-            Views.healthy(3).alarm(0, "CORRUPT").alarm(1, "CORRUPT").alarm(2, "CORRUPT"),
-            expect("InSync", new Step.None(), 3, EXISTING, "True/QuorumHeld", "False/AlarmRaised")),
         row(
             "learner started and healthy: promote",
             target(4),

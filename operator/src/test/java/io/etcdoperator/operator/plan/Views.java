@@ -808,6 +808,15 @@ final class Views {
     return this;
   }
 
+  private final TreeMap<Integer, io.etcdoperator.operator.observe.MemberHash> hashes =
+      new TreeMap<>();
+
+  /** Member {@code i} hashed its data at {@code revision} (nothing compacted) to {@code hash}. */
+  Views hash(int i, long revision, long hash) {
+    hashes.put(i, new io.etcdoperator.operator.observe.MemberHash(i, revision, 0, hash));
+    return this;
+  }
+
   Views https() {
     https = true;
     return this;
@@ -844,7 +853,8 @@ final class Views {
         new ClusterView(NOW, sts, podViews, claims, clusterState, probes, list, rebuildPod)
             .withTls(tls, authEnabled)
             .withStorageClass(storageClass)
-            .withPlacements(placements);
+            .withPlacements(placements)
+            .withHashes(hashes);
     return clusterVersion == null ? view : view.withClusterVersion(clusterVersion);
   }
 
