@@ -296,6 +296,20 @@ public final class Cluster implements AutoCloseable {
             });
   }
 
+  /** Each started member's hash of its data at {@code revision} (etcd's HashKV), by name. */
+  public Map<String, Long> hashes(long revision) {
+    Map<String, Long> hashes = new TreeMap<>();
+    for (EtcdMember m : memberList().orElseThrow().members()) {
+      if (!m.clientUrls().isEmpty()) {
+        String url = m.clientUrls().get(0);
+        hashes.put(
+            m.name(),
+            etcd.hashKv(E2E.NS + "/" + name, url, revision, Duration.ofSeconds(10)).hash());
+      }
+    }
+    return hashes;
+  }
+
   /** The cluster ID etcd reports (hex). */
   public String clusterId() {
     return Long.toHexString(

@@ -5,10 +5,15 @@ import io.etcdoperator.sandbox.api.ApiServer;
 import io.etcdoperator.sandbox.kubelet.Kubelet;
 import io.etcdoperator.sandbox.kubelet.PodHandle;
 import io.etcdoperator.sandbox.net.PeerLinks;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.stream.Stream;
 
 /**
  * Faults to inject into a running sandbox, for tests and for the {@code sandbox fault} command:
@@ -68,6 +73,26 @@ public final class Faults {
    */
   public List<String> wipe(String namespace, String pod) {
     return running(namespace, pod).wipeClaims();
+  }
+
+  /**
+   * Bit rot: in every file of the pod's claims, the last byte of each occurrence of {@code marker}
+   * is flipped in place, while its processes run (a running etcd sees it through its memory map of
+   * the database). A disk that returns other bytes than were written, which no checksum of etcd's
+   * database catches: only comparing members' data does. Returns the bytes flipped.
+   */
+  public int rot(String namespace, String pod, byte[] marker) {
+    int flipped = 0;
+    for (Path claim : running(namespace, pod).claims().values()) {
+      try (Stream<Path> files = Files.walk(claim)) {
+        for (Path file : files.filter(Files::isRegularFile).toList()) {
+          flipped += BitRot.flip(file, marker);
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+    return flipped;
   }
 
   /** SIGSTOP to every process of the pod: it neither answers nor dies, like a partitioned node. */

@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /** What faults and tests may do to a running pod on the sandbox's node. */
@@ -99,6 +100,12 @@ public final class PodHandle {
   public long pid(String container) {
     ContainerRunner r = worker.container(container);
     return r == null ? -1 : r.pid();
+  }
+
+  /** The directories backing the pod's claims, by claim name (empty before they are prepared). */
+  public Map<String, Path> claims() {
+    Volumes v = worker.volumes();
+    return v == null ? Map.of() : v.claims();
   }
 
   /** The directory backing a volume of the pod, or null before the volumes are prepared. */
