@@ -54,7 +54,8 @@ final class CorruptionRules {
       if (!f.alarms().contains(Facts.CORRUPT)) {
         return Optional.empty();
       }
-      Optional<MemberHash> agreed = f.agreedHash();
+      DataHashes data = new DataHashes(f);
+      Optional<MemberHash> agreed = data.agreed();
       if (agreed.isEmpty()) {
         String message =
             "etcd raised CORRUPT and no hash of the data is shared by a quorum of the voters ("
@@ -64,11 +65,11 @@ final class CorruptionRules {
             Decisions.dataDiverged(s, new Step.Wait("a quorum of voters that agree"), message));
       }
       MemberHash h = agreed.get();
-      List<Member> odd = f.disagreeing(h);
+      List<Member> odd = data.disagreeing(h);
       List<Member> unhashed =
           f.members().stream()
               .filter(m -> f.probeOf(m).map(MemberProbe::reachable).orElse(false))
-              .filter(m -> !f.comparable(h, m))
+              .filter(m -> !data.comparable(h, m))
               .toList();
       if (odd.isEmpty() && !unhashed.isEmpty()) {
         String names = unhashed.stream().map(Member::name).collect(Collectors.joining(", "));
@@ -118,7 +119,7 @@ final class CorruptionRules {
 
     private static Step replace(Situation s, Member m, MemberHash agreed) {
       Facts f = s.facts();
-      List<Member> agreeing = f.agreeingVoters(agreed);
+      List<Member> agreeing = new DataHashes(f).agreeingVoters(agreed);
       if (!Quorum.canRemove(f.voters().size(), agreeing.size(), m.learner(), false)) {
         return new Step.Wait(
             "removing "

@@ -5,7 +5,6 @@ import io.etcdoperator.operator.model.EtcdSigns;
 import io.etcdoperator.operator.model.EtcdVersion;
 import io.etcdoperator.operator.model.Names;
 import io.etcdoperator.operator.observe.ClusterView;
-import io.etcdoperator.operator.observe.MemberHash;
 import io.etcdoperator.operator.observe.MemberList;
 import io.etcdoperator.operator.observe.MemberProbe;
 import io.etcdoperator.operator.observe.PodView;
@@ -198,7 +197,7 @@ public final class Facts {
   }
 
   /** Answers, belongs to the cluster, has no alarm, and follows the leader a quorum follows. */
-  private boolean followsLeader(Member m) {
+  boolean followsLeader(Member m) {
     return leaderId != 0
         && probeOf(m)
             .map(p -> p.reachable() && p.clusterId() == clusterId && p.leaderId() == leaderId)
@@ -256,55 +255,6 @@ public final class Facts {
         .filter(MemberProbe::reachable)
         .forEach(p -> alarms.addAll(p.alarmTypes()));
     return alarms;
-  }
-
-  /**
-   * While etcd raised CORRUPT: the hash of the members' data that a quorum of the voters agree on
-   * (at one revision and compaction), if they do.
-   */
-  Optional<MemberHash> agreedHash() {
-    List<MemberHash> voterHashes =
-        voters().stream().map(m -> view.hashes().get(m.ordinal())).filter(h -> h != null).toList();
-    Map<List<Long>, List<MemberHash>> byValue = new HashMap<>();
-    for (MemberHash h : voterHashes) {
-      byValue
-          .computeIfAbsent(
-              List.of(h.revision(), h.compactRevision(), h.hash()), k -> new ArrayList<>())
-          .add(h);
-    }
-    int quorumOfVoters = Quorum.of(voters().size());
-    return byValue.values().stream()
-        .filter(same -> same.size() >= quorumOfVoters)
-        .map(same -> same.get(0))
-        .findFirst();
-  }
-
-  /** The members whose hash differs from {@code agreed} (by the member list, in ordinal order). */
-  List<Member> disagreeing(MemberHash agreed) {
-    return members.stream()
-        .filter(
-            m -> comparable(agreed, m) && view.hashes().get(m.ordinal()).hash() != agreed.hash())
-        .toList();
-  }
-
-  /**
-   * The voters that follow the leader a quorum follows and whose hash is {@code agreed}: those a
-   * removal under CORRUPT may count on (every member reports the alarm, so none is healthy).
-   */
-  List<Member> agreeingVoters(MemberHash agreed) {
-    return voters().stream().filter(this::followsLeader).filter(m -> agrees(agreed, m)).toList();
-  }
-
-  private boolean agrees(MemberHash agreed, Member m) {
-    return comparable(agreed, m) && view.hashes().get(m.ordinal()).hash() == agreed.hash();
-  }
-
-  /** Whether member {@code m} hashed its data at the revision and compaction of {@code agreed}. */
-  boolean comparable(MemberHash agreed, Member m) {
-    MemberHash h = view.hashes().get(m.ordinal());
-    return h != null
-        && h.revision() == agreed.revision()
-        && h.compactRevision() == agreed.compactRevision();
   }
 
   /** The healthy voters of our ordinals: status.readyMembers. */
