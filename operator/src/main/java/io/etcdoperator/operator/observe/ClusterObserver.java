@@ -3,7 +3,6 @@ package io.etcdoperator.operator.observe;
 import io.etcdoperator.operator.etcd.EtcdException;
 import io.etcdoperator.operator.etcd.EtcdHttp;
 import io.etcdoperator.operator.etcd.EtcdService;
-import io.etcdoperator.operator.etcd.HashKv;
 import io.etcdoperator.operator.model.ClusterState;
 import io.etcdoperator.operator.model.Names;
 import io.etcdoperator.operator.tls.TlsReport;
@@ -12,7 +11,6 @@ import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
@@ -164,53 +162,7 @@ public final class ClusterObserver {
             RestoreProgress.of(cluster, objects.pods()),
             tls,
             authEnabled);
-    return corrupt(probes) ? view.withHashes(hashes(key, probes)) : view;
-  }
-
-  /** How long a member may take to hash its whole store. */
-  static final Duration HASH_DEADLINE = Duration.ofSeconds(10);
-
-  private static boolean corrupt(SortedMap<Integer, MemberProbe> probes) {
-    return probes.values().stream()
-        .anyMatch(p -> p.reachable() && p.alarmTypes().contains(CORRUPT));
-  }
-
-  /** etcd's alarm when members' data differ: every request refused until it is disarmed. */
-  public static final String CORRUPT = "CORRUPT";
-
-  /**
-   * Each member's hash of its data at the lowest revision the members that answer are all at (no
-   * write is applied while CORRUPT is raised, so they are there): which member disagrees is for the
-   * planner to tell. A member that cannot hash in time has no hash.
-   */
-  private SortedMap<Integer, MemberHash> hashes(
-      String key, SortedMap<Integer, MemberProbe> probes) {
-    long revision =
-        probes.values().stream()
-            .filter(MemberProbe::reachable)
-            .mapToLong(MemberProbe::revision)
-            .filter(r -> r > 0)
-            .min()
-            .orElse(0);
-    SortedMap<Integer, MemberHash> hashes = new TreeMap<>();
-    if (revision == 0) {
-      return hashes;
-    }
-    probes.forEach(
-        (ordinal, p) -> {
-          if (!p.reachable()) {
-            return;
-          }
-          try {
-            HashKv h = etcd.hashKv(key, p.endpoint(), revision, HASH_DEADLINE);
-            hashes.put(
-                ordinal, new MemberHash(ordinal, h.revision(), h.compactRevision(), h.hash()));
-          } catch (EtcdException e) {
-            LOG.info("member {} of {} could not hash its data: {}", ordinal, key, e.getMessage());
-          }
-        });
-    LOG.info("CORRUPT raised in {}: hashes at revision {}: {}", key, revision, hashes.values());
-    return hashes;
+    return view.withHashes(MemberHashes.whenCorrupt(etcd, key, probes));
   }
 
   /**

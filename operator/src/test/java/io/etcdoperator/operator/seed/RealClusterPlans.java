@@ -17,6 +17,7 @@ import io.etcdoperator.operator.model.Target;
 import io.etcdoperator.operator.observe.ClaimView;
 import io.etcdoperator.operator.observe.ClusterObserver;
 import io.etcdoperator.operator.observe.ClusterView;
+import io.etcdoperator.operator.observe.MemberHashes;
 import io.etcdoperator.operator.observe.PodView;
 import io.etcdoperator.operator.observe.Probes;
 import io.etcdoperator.operator.observe.StatefulSetView;
@@ -171,6 +172,8 @@ final class RealClusterPlans implements AutoCloseable {
                     cluster.token())),
             probed.probes(),
             probed.memberList());
+    // As the observer: the members' hashes, when etcd raised CORRUPT.
+    view = view.withHashes(MemberHashes.whenCorrupt(etcd, key(cluster), probed.probes()));
     Plan plan =
         Planner.plan(
             Target.valid(

@@ -246,9 +246,10 @@ abstract class Seed000Scenarios {
 
   /**
    * The divergence of the previous test with etcd's periodic corruption check on ({@code
-   * --experimental-corrupt-check-time}, off by default and not set by our model): the leader
-   * compares the members' hashes and raises a CORRUPT alarm, which the probe reports and the
-   * planner treats as unhealthy members (it reports QuorumLost and changes nothing).
+   * --experimental-corrupt-check-time}, every 2 s here): the leader compares the members' hashes
+   * and raises a CORRUPT alarm. The operator then asks each member's HashKV: the rebuilt majority
+   * agree, the survivor (leading) differs, and is named; leadership is moved off it first, the
+   * first step of replacing it with a member that takes the majority's data.
    */
   @Test
   void scenario1DivergenceIsCaughtByEtcdsCorruptionCheck() {
@@ -293,11 +294,12 @@ abstract class Seed000Scenarios {
 
       Observed o = real.observe(cluster, 3);
       System.out.println("scenario 1 with the corruption check: " + o.describe());
-      // An alarm does not break the raft quorum; the cluster is not Ready and says why.
-      assertThat(o.plan().step()).isEqualTo(new Step.None());
-      assertThat(o.condition(Conditions.READY)).isEqualTo("False/AlarmRaised");
-      assertThat(o.message(Conditions.READY)).contains("CORRUPT");
-      assertThat(o.message(Conditions.DEGRADED)).contains("CORRUPT");
+      // An alarm does not break the raft quorum; the cluster is not Ready and says who differs.
+      assertThat(o.condition(Conditions.READY)).isEqualTo("False/DataDiverged");
+      assertThat(o.message(Conditions.READY)).contains("the data of etcd-0 differs");
+      assertThat(o.message(Conditions.DEGRADED)).contains("etcd-0");
+      assertThat(o.plan().step()).isInstanceOf(Step.MoveLeader.class);
+      assertThat(((Step.MoveLeader) o.plan().step()).from()).isEqualTo("etcd-0");
     }
   }
 
