@@ -294,6 +294,11 @@ public final class Sandbox implements AutoCloseable {
     return identity;
   }
 
+  /** The bearer token the operator's client carries (for tests that check it is never shown). */
+  public String operatorToken() {
+    return operatorToken;
+  }
+
   /** A new bearer token of the API server for the identity. */
   public String issueToken(Identity identity) {
     return api.issueToken(identity);
