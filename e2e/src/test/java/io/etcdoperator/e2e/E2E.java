@@ -212,7 +212,16 @@ public final class E2E implements AutoCloseable {
                     resource.getStatus() == null
                         ? ""
                         : resource.getStatus().getConditions().stream()
-                            .map(c -> c.getType() + "=" + c.getStatus() + "/" + c.getReason())
+                            .map(
+                                c ->
+                                    c.getType()
+                                        + "="
+                                        + c.getStatus()
+                                        + "/"
+                                        + c.getReason()
+                                        + ("Progressing".equals(c.getType())
+                                            ? " (" + c.getMessage() + ")"
+                                            : ""))
                             .toList()
                             .toString();
                 if (!now.equals(last)) {

@@ -135,7 +135,8 @@ final class EtcdMaintenance {
         r.getHeader().getMemberId(),
         revision,
         r.getCompactRevision(),
-        Integer.toUnsignedLong(r.getHash()));
+        Integer.toUnsignedLong(r.getHash()),
+        r.getHeader().getRevision());
   }
 
   private StatusResponse requireCluster(String clusterKey, String url, long expectedClusterId) {

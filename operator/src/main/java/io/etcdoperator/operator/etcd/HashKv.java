@@ -9,6 +9,12 @@ package io.etcdoperator.operator.etcd;
  * @param revision the revision the hash covers
  * @param compactRevision the member's compacted revision then (hashes compare only at the same one)
  * @param hash the hash
+ * @param memberRevision the member's own revision when it answered
  */
 public record HashKv(
-    String endpoint, long memberId, long revision, long compactRevision, long hash) {}
+    String endpoint,
+    long memberId,
+    long revision,
+    long compactRevision,
+    long hash,
+    long memberRevision) {}

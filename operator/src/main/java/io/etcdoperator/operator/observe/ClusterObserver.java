@@ -162,7 +162,7 @@ public final class ClusterObserver {
             RestoreProgress.of(cluster, objects.pods()),
             tls,
             authEnabled);
-    return view.withHashes(MemberHashes.whenCorrupt(etcd, key, probes));
+    return view.withHashes(MemberHashes.whenDiverged(etcd, key, probes, pods.values()));
   }
 
   /**

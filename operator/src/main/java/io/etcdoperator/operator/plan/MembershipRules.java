@@ -1,5 +1,8 @@
 package io.etcdoperator.operator.plan;
 
+import io.etcdoperator.operator.model.EtcdSigns;
+import io.etcdoperator.operator.observe.MemberHash;
+import io.etcdoperator.operator.observe.MemberProbe;
 import io.etcdoperator.operator.observe.PodView;
 import io.etcdoperator.operator.plan.Facts.Member;
 import java.util.Comparator;
@@ -36,14 +39,22 @@ final class MembershipRules {
   /**
    * A member whose pod runs without its data (its last termination shows raft's panic over a lost
    * log, or a refusal to bootstrap again): remove it, if the rest keep quorum; it comes back as a
-   * new learner with empty data, through ScaleUp.
+   * new learner with empty data, through ScaleUp. One that refused to start because its data
+   * differs from a peer's is removed only once the running voters agree with each other.
    */
   static final class ReplaceLostMember implements Rule {
     @Override
     public Optional<Decision> decide(Situation s) {
       Facts f = s.facts();
       for (Member m : ours(s)) {
-        if (f.lostData(m).isPresent()) {
+        Optional<String> lost = f.lostData(m);
+        if (lost.isPresent()) {
+          if (EtcdSigns.corruptAtStart(lost.get())) {
+            Optional<Decision> unsure = othersDisagree(s, m);
+            if (unsure.isPresent()) {
+              return unsure;
+            }
+          }
           Step step =
               Quorum.canRemove(f.voters().size(), f.healthyVoters().size(), m.learner(), false)
                   ? new Step.RemoveMember(
@@ -60,6 +71,39 @@ final class MembershipRules {
       }
       return Optional.empty();
     }
+  }
+
+  /**
+   * A member refused to start because its data differs from a peer's: etcd's check at start fails
+   * on a difference with any one peer, so it may be a running member whose data went wrong. The
+   * refused member is replaced only when the other voters that answer hold one hash, shared by a
+   * quorum of the voters; until then, wait and say every member's hash.
+   */
+  private static Optional<Decision> othersDisagree(Situation s, Member refused) {
+    Facts f = s.facts();
+    DataHashes data = new DataHashes(f, false);
+    Optional<MemberHash> agreed = data.agreed();
+    boolean othersAgree = false;
+    if (agreed.isPresent()) {
+      List<Member> odd = data.disagreeing(agreed.get());
+      othersAgree =
+          f.voters().stream()
+              .filter(m -> m.id() != refused.id())
+              .filter(m -> f.probeOf(m).map(MemberProbe::reachable).orElse(false))
+              .allMatch(m -> data.comparable(agreed.get(), m) && !odd.contains(m));
+    }
+    if (othersAgree) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        Decisions.dataDiverged(
+            s,
+            new Step.Wait("the running members' hashes of their data to agree"),
+            refused.name()
+                + " refused to start: its data differs from a peer's (etcd's check at start), and"
+                + " the running voters' data do not agree with each other ("
+                + CorruptionRules.ReplaceCorruptMember.hashes(s)
+                + "): which member's data is wrong cannot be told"));
   }
 
   /**

@@ -50,15 +50,15 @@ import java.util.stream.Stream;
  *
  * <ol>
  *   <li><b>Hibernate</b>: scaled to 0: the StatefulSet stops every member.
+ *   <li><b>ReplaceCorruptMember</b>: etcd raised CORRUPT: a learner is removed, then the member
+ *       whose hash of its data differs from the one a quorum of the voters share (it comes back as
+ *       a new learner); the alarm is disarmed once every voter agrees ({@link CorruptionRules}).
  *   <li><b>UnwantedLearner</b>: a learner the spec no longer wants: remove it.
  *   <li><b>StartLearner</b>: a learner that has not started: make sure its pod starts on data of
  *       its own.
  *   <li><b>PromoteLearner</b>: a started learner: promote it once healthy.
  *   <li><b>ReplaceLostMember</b>: a member whose pod runs without its data: remove it, if the rest
  *       keep quorum; it comes back as a new learner.
- *   <li><b>ReplaceCorruptMember</b>: etcd raised CORRUPT: the member whose hash of its data differs
- *       from the one a quorum of the voters share is removed (it comes back as a new learner), then
- *       the alarm is disarmed ({@link CorruptionRules}).
  *   <li><b>ReplaceMemberOnLostNode</b>: spec.replaceLostMemberAfter set, and a member whose data
  *       cannot come back (its node or volume lost for that long): remove it, then clear its claim
  *       and (forcibly, on a lost node) its pod; it comes back as a new learner ({@link NodeRules}).
@@ -155,11 +155,11 @@ public final class Planner {
   static final List<Rule> WITH_QUORUM =
       List.of(
           new MembershipRules.Hibernate(),
+          new CorruptionRules.ReplaceCorruptMember(),
           new LearnerRules.UnwantedLearner(),
           new LearnerRules.StartLearner(),
           new LearnerRules.PromoteLearner(),
           new MembershipRules.ReplaceLostMember(),
-          new CorruptionRules.ReplaceCorruptMember(),
           new NodeRules.ReplaceMemberOnLostNode(),
           new TlsMoves.MovePeersToTls(),
           new ScaleRules.ScaleDown(),

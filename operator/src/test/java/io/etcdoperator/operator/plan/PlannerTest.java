@@ -93,6 +93,16 @@ class PlannerTest {
     return corruptOf(3);
   }
 
+  /** Three members, test-{@code i} down after etcd's check at its start refused its data. */
+  static Views refusedAtStart(int i) {
+    return Views.healthy(3)
+        .down(i)
+        .lastTermination(
+            i,
+            "{\"level\":\"fatal\",\"msg\":\"failed to start etcd\","
+                + "\"error\":\"found data inconsistency with peers\"}");
+  }
+
   static Views corruptOf(int n) {
     Views v = Views.healthy(n);
     for (int i = 0; i < n; i++) {
@@ -367,7 +377,7 @@ class PlannerTest {
                 "True/QuorumHeld",
                 "False/DataDiverged")),
         row(
-            "CORRUPT raised, the odd member and another down: removing it costs quorum, wait",
+            "CORRUPT raised, one voter down and the two that answer differ: no quorum agrees, wait",
             target(3),
             corrupt().down(1).hash(0, 90, 0xaa).hash(2, 90, 0xbb),
             expect(
@@ -411,21 +421,63 @@ class PlannerTest {
             expect(
                 "ReplaceCorruptMember",
                 new Step.Disarm(
-                    "CORRUPT",
-                    "every member that answers holds the same data (hash aa at revision 90)"),
+                    "CORRUPT", "every voter holds the same data (hash aa at revision 90)"),
                 2,
                 EXISTING,
                 "True/QuorumHeld",
                 "False/DataDiverged")),
         row(
-            "a member refused to start on data that differs from its peers': replaced as lost",
+            "CORRUPT raised with a learner: the learner goes first (etcd cannot hash a learner)",
+            target(4),
+            corrupt().learner(3, true).hash(0, 90, 0xaa).hash(1, 90, 0xaa).hash(2, 90, 0xbb),
+            expect(
+                "ReplaceCorruptMember",
+                new Step.RemoveMember(
+                    3,
+                    "test-3",
+                    id(3),
+                    "etcd raised CORRUPT and a learner cannot hash its data to be compared;"
+                        + " it comes back as a new learner"),
+                4,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/DataDiverged")),
+        row(
+            "CORRUPT raised, test-2 hashes alike but is past the revision hashed: it differs",
             target(3),
-            Views.healthy(3)
-                .down(2)
-                .lastTermination(
+            corrupt().hash(0, 90, 0xaa).hash(1, 90, 0xaa).hash(2, id(2), 90, 0xaa, 95),
+            expect(
+                "ReplaceCorruptMember",
+                remove(
                     2,
-                    "{\"level\":\"fatal\",\"msg\":\"failed to start etcd\","
-                        + "\"error\":\"found data inconsistency with peers\"}"),
+                    "its data differs from the other members' (etcd raised CORRUPT);"
+                        + " it comes back as a new member on empty data"),
+                3,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/DataDiverged")),
+        row(
+            "CORRUPT raised, pod test-2 answered as another member: no hash of test-2, wait",
+            target(3),
+            corrupt().hash(0, 90, 0xaa).hash(1, 90, 0xaa).hash(2, 0x999, 90, 0xbb, 90),
+            expect(
+                "ReplaceCorruptMember",
+                new Step.Wait("a hash of the data of test-2"),
+                3,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/DataDiverged")),
+        row(
+            "CORRUPT raised, those that answer agree, a voter down: not disarmed, the rule steps"
+                + " aside",
+            target(3),
+            corrupt().down(2).hash(0, 90, 0xaa).hash(1, 90, 0xaa),
+            expect("InSync", new Step.None(), 3, EXISTING, "True/QuorumHeld", "False/AlarmRaised")),
+        row(
+            "a member refused to start on data that differs from a peer's, the others agree:"
+                + " replaced as lost",
+            target(3),
+            refusedAtStart(2).hash(0, 90, 0xaa).hash(1, 90, 0xaa),
             expect(
                 "ReplaceLostMember",
                 remove(2, "its pod runs without its data; it comes back as a new member"),
@@ -433,6 +485,29 @@ class PlannerTest {
                 EXISTING,
                 "True/QuorumHeld",
                 "False/MembersUnreachable")),
+        row(
+            "a member refused to start on diverged data, the running two differ: the odd one may"
+                + " be running, wait",
+            target(3),
+            refusedAtStart(2).hash(0, 90, 0xaa).hash(1, 90, 0xbb),
+            expect(
+                "ReplaceLostMember",
+                new Step.Wait("the running members' hashes of their data to agree"),
+                3,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/DataDiverged")),
+        row(
+            "a member refused to start on diverged data, no hashes yet: wait",
+            target(3),
+            refusedAtStart(2),
+            expect(
+                "ReplaceLostMember",
+                new Step.Wait("the running members' hashes of their data to agree"),
+                3,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/DataDiverged")),
         // --- upkeep: NOSPACE recovery, defragmentation, volume expansion, pause ---
         row(
             "NOSPACE raised, nothing compacted yet: compact, keeping the last 1000 revisions",

@@ -6,6 +6,7 @@ import io.etcdoperator.operator.model.Names;
 import io.etcdoperator.operator.model.Target;
 import io.etcdoperator.operator.observe.ClaimView;
 import io.etcdoperator.operator.observe.ClusterView;
+import io.etcdoperator.operator.observe.MemberHash;
 import io.etcdoperator.operator.observe.MemberList;
 import io.etcdoperator.operator.observe.MemberProbe;
 import io.etcdoperator.operator.observe.PodView;
@@ -812,8 +813,14 @@ final class Views {
       new TreeMap<>();
 
   /** Member {@code i} hashed its data at {@code revision} (nothing compacted) to {@code hash}. */
+  /** Member {@code i}'s hash of its data at {@code revision}, where it is itself. */
   Views hash(int i, long revision, long hash) {
-    hashes.put(i, new io.etcdoperator.operator.observe.MemberHash(i, revision, 0, hash));
+    return hash(i, id(i), revision, hash, revision);
+  }
+
+  /** A hash answered by member {@code memberId} at pod {@code i}, itself at {@code own}. */
+  Views hash(int i, long memberId, long revision, long hash, long own) {
+    hashes.put(i, new MemberHash(i, memberId, revision, 0, hash, own));
     return this;
   }
 

@@ -173,7 +173,9 @@ final class RealClusterPlans implements AutoCloseable {
             probed.probes(),
             probed.memberList());
     // As the observer: the members' hashes, when etcd raised CORRUPT.
-    view = view.withHashes(MemberHashes.whenCorrupt(etcd, key(cluster), probed.probes()));
+    view =
+        view.withHashes(
+            MemberHashes.whenDiverged(etcd, key(cluster), probed.probes(), pods.values()));
     Plan plan =
         Planner.plan(
             Target.valid(
