@@ -53,7 +53,8 @@ import picocli.CommandLine;
  * for each secret (as text, as base64 as a Secret holds it, and each line of a PEM body):
  *
  * <ul>
- *   <li>every line the operator logged, at every level;
+ *   <li>every line the operator's own loggers wrote, at every level (the libraries' loggers, at the
+ *       levels the tests run them, print to the console and are not searched);
  *   <li>every Event;
  *   <li>every object of the namespace but the Secrets: the statuses of the operator's resources,
  *       and what it wrote (pod templates, ConfigMaps, annotations, the backup agent's pod);
@@ -263,12 +264,16 @@ class SecretsNeverShownE2EIT {
     return out.toString();
   }
 
-  /** Each container's log, each line as {@code <pod>/<container>: <line>}. */
+  /** Each container's log (init containers too), each line as {@code <pod>/<container>: <line>}. */
   private static String podLogs(KubernetesClient client) {
     StringBuilder out = new StringBuilder();
     for (Pod p : client.pods().inNamespace(E2E.NS).list().getItems()) {
       String pod = p.getMetadata().getName();
-      for (Container c : p.getSpec().getContainers()) {
+      List<Container> containers = new ArrayList<>(p.getSpec().getContainers());
+      if (p.getSpec().getInitContainers() != null) {
+        containers.addAll(p.getSpec().getInitContainers());
+      }
+      for (Container c : containers) {
         String log =
             client.pods().inNamespace(E2E.NS).withName(pod).inContainer(c.getName()).getLog();
         if (log != null) {
