@@ -3,17 +3,10 @@ package io.etcdoperator.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.etcdoperator.sandbox.Sandbox;
 import io.etcdoperator.sandbox.SandboxConfig;
-import io.etcdoperator.sandbox.net.JvmHosts;
-import io.etcdoperator.sandbox.process.ProcessSweeper;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -26,19 +19,17 @@ import org.junit.jupiter.api.io.TempDir;
  * front once answered 400: the operator never reconciled). The cluster it is given becomes Ready.
  */
 class RunYourOwnBuildE2EIT {
-  private static final Path JAR = Path.of("..", "product", "target", "etcd-operator.jar");
 
   @TempDir Path dir;
 
   @Test
   void theProductJarRunWithTheSandboxsKubeconfigReconciles() throws Exception {
-    assertThat(JAR).as("the product jar, built before this module").exists();
+    assertThat(ProductOperator.JAR).as("the product jar, built before this module").exists();
     SandboxConfig config = SandboxConfig.defaults(dir.resolve("sandbox"));
     try (E2E e2e = E2E.withoutOperator(config);
         Cluster one = new Cluster(e2e, "one")) {
       Path log = dir.resolve("operator.log");
-      Process operator = start(e2e.sandbox(), log);
-      try {
+      try (ProductOperator operator = ProductOperator.start(e2e.sandbox(), log)) {
         e2e.apply(
             """
             apiVersion: etcd.aenix.io/v1alpha1
@@ -63,43 +54,7 @@ class RunYourOwnBuildE2EIT {
         assertThat(Files.readString(log))
             .doesNotContainPattern("code=400|HTTP 400|\\b400 Bad Request")
             .doesNotContain("Bad Request");
-      } finally {
-        operator.destroy();
-        if (!operator.waitFor(10, TimeUnit.SECONDS)) {
-          operator.destroyForcibly();
-        }
       }
     }
-  }
-
-  /** {@code ./etcd-operator run --kubeconfig <dir>/kubeconfig}, as the launcher runs it. */
-  private static Process start(Sandbox sandbox, Path log) throws Exception {
-    int port;
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      port = s.getLocalPort();
-    }
-    ProcessBuilder pb =
-        new ProcessBuilder(
-            List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "@" + Path.of("..", "deploy", "image", "jvm.options"),
-                "-XX:MaxRAM=512m",
-                "-D" + JvmHosts.PROPERTY + "=" + JvmHosts.file().toAbsolutePath(),
-                "-Dsun.net.inetaddr.ttl=0",
-                "-jar",
-                JAR.toString(),
-                "run",
-                "--kubeconfig",
-                sandbox.config().kubeconfig().toString(),
-                "--http-host",
-                "127.0.0.1",
-                "--http-port",
-                String.valueOf(port)));
-    pb.environment().put(ProcessSweeper.TAG_VARIABLE, sandbox.config().tag());
-    pb.environment().put("MALLOC_ARENA_MAX", "2");
-    pb.environment().remove("KUBECONFIG");
-    pb.redirectErrorStream(true);
-    pb.redirectOutput(log.toFile());
-    return pb.start();
   }
 }

@@ -40,6 +40,8 @@ final class ClusterEventSources {
       new SimpleInboundEventSource<>("member-watch");
 
   private volatile InformerEventSource<Secret, EtcdCluster> secrets;
+  private final SecretCache secretCache = new SecretCache();
+  private volatile KubernetesClient client;
   private volatile NodeWatch nodeWatch;
 
   List<EventSource<?, EtcdCluster>> prepare(EventSourceContext<EtcdCluster> context) {
@@ -66,9 +68,20 @@ final class ClusterEventSources {
     return caches.get(type);
   }
 
-  /** A Secret of the watched namespaces, as the cache holds it. */
+  /**
+   * A Secret of the watched namespaces, whole: the informer holds only its names and version
+   * ({@link SecretCache}), and the Secret is read when that version is new.
+   */
   Optional<Secret> secret(String namespace, String name) {
-    return secrets == null ? Optional.empty() : secrets.get(new ResourceID(name, namespace));
+    if (secrets == null) {
+      return Optional.empty();
+    }
+    Optional<Secret> seen = secrets.get(new ResourceID(name, namespace));
+    if (seen.isEmpty()) {
+      secretCache.forget(namespace, name);
+      return Optional.empty();
+    }
+    return secretCache.read(client, seen.get());
   }
 
   /** Reconciles the cluster {@code id} soon. */
@@ -119,14 +132,17 @@ final class ClusterEventSources {
 
   /**
    * The Secrets of spec.security.tls. They carry no label of ours (cert-manager or a user writes
-   * them), so every Secret of the watched namespaces is cached, and a change to one reconciles each
-   * cluster whose spec names it: a renewed certificate is read (and a new CA rolled) promptly.
+   * them), so every Secret of the watched namespaces is watched, and a change to one reconciles
+   * each cluster whose spec names it: a renewed certificate is read (and a new CA rolled) promptly.
+   * Of a Secret the informer keeps its names and version only ({@link SecretCache}).
    */
   private InformerEventSource<Secret, EtcdCluster> secrets(
       EventSourceContext<EtcdCluster> context) {
+    client = context.getClient();
     var config =
         InformerEventSourceConfiguration.from(Secret.class, EtcdCluster.class)
             .withName("secret")
+            .withItemStore(SecretCache.store())
             .withSecondaryToPrimaryMapper(
                 (Secret secret) ->
                     context

@@ -1,0 +1,81 @@
+package io.etcdoperator.operator.reconcile;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.etcdoperator.testing.MockApi;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
+import io.fabric8.kubernetes.client.informers.cache.ItemStore;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The informer keeps names and versions of Secrets; a Secret a cluster names is read whole, again
+ * only when its version changed. Against fabric8's mock API server (no real one runs here).
+ */
+class SecretCacheTest {
+  static Secret secret(String name, String value) {
+    return new SecretBuilder()
+        .withNewMetadata()
+        .withNamespace("default")
+        .withName(name)
+        .withLabels(Map.of("owner", "helm"))
+        .withAnnotations(Map.of("note", "x".repeat(1000)))
+        .endMetadata()
+        .withData(
+            Map.of(
+                "tls.key",
+                Base64.getEncoder().encodeToString(value.getBytes(StandardCharsets.US_ASCII))))
+        .build();
+  }
+
+  @Test
+  void theStoreKeepsNamesAndVersionOnly() {
+    ItemStore<Secret> store = SecretCache.store();
+    Secret s = secret("release-v1", "big");
+    s.getMetadata().setResourceVersion("7");
+    s.getMetadata().setUid("u-1");
+    store.put(store.getKey(s), s);
+
+    Secret kept = store.get("default/release-v1");
+    assertThat(kept.getMetadata().getName()).isEqualTo("release-v1");
+    assertThat(kept.getMetadata().getResourceVersion()).isEqualTo("7");
+    assertThat(kept.getMetadata().getUid()).isNull();
+    assertThat(kept.getMetadata().getLabels()).isNullOrEmpty();
+    assertThat(kept.getMetadata().getAnnotations()).isNullOrEmpty();
+    assertThat(kept.getData()).isNullOrEmpty();
+    assertThat(kept.getStringData()).isNullOrEmpty();
+    assertThat(store.size()).isEqualTo(1);
+    assertThat(store.remove("default/release-v1")).isNotNull();
+    assertThat(store.size()).isZero();
+  }
+
+  @Test
+  void aNamedSecretIsReadWholeOnceAndAgainWhenItsVersionChanges() {
+    try (MockApi api = new MockApi()) {
+      var client = api.client();
+      Secret created = client.resource(secret("etcd-tls-server", "one")).create();
+      SecretCache cache = new SecretCache();
+      Secret seen = SecretCache.NamesOnly.namesOnly(created);
+      api.drainRequests();
+
+      assertThat(cache.read(client, seen).orElseThrow().getData()).containsKey("tls.key");
+      assertThat(cache.read(client, seen)).isPresent();
+      assertThat(api.drainRequests()).as("one GET for two reads of one version").hasSize(1);
+
+      Secret renewed = client.resource(secret("etcd-tls-server", "two")).update();
+      api.drainRequests();
+      Secret read = cache.read(client, SecretCache.NamesOnly.namesOnly(renewed)).orElseThrow();
+      assertThat(read.getMetadata().getResourceVersion())
+          .isEqualTo(renewed.getMetadata().getResourceVersion());
+      assertThat(api.drainRequests()).hasSize(1);
+      assertThat(cache.size()).isEqualTo(1);
+
+      client.resource(renewed).delete();
+      assertThat(cache.read(client, SecretCache.NamesOnly.namesOnly(created))).isEmpty();
+      assertThat(cache.size()).isZero();
+    }
+  }
+}
