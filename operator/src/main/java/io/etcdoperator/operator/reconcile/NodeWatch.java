@@ -2,6 +2,9 @@ package io.etcdoperator.operator.reconcile;
 
 import io.etcdoperator.operator.observe.Placements;
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeSpec;
+import io.fabric8.kubernetes.api.model.NodeStatus;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.PersistentVolume;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -17,10 +20,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * What the operator knows of Nodes and PersistentVolumes, both cluster-scoped: a Node informer (one
- * watch for every cluster; Nodes are few), and a read of one PersistentVolume when asked (only for
- * a member whose node is not Ready). An operator that may not list Nodes (installed for some
- * namespaces, with Roles only) or read volumes goes on without them: it then never replaces a
- * member for its node, and says so.
+ * watch for every cluster, keeping of each Node only what is read of it: {@link #whatIsRead}), and
+ * a read of one PersistentVolume when asked (only for a member whose node is not Ready). An
+ * operator that may not list Nodes (installed for some namespaces, with Roles only) or read volumes
+ * goes on without them: it then never replaces a member for its node, and says so.
  */
 final class NodeWatch implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(NodeWatch.class);
@@ -69,6 +72,32 @@ final class NodeWatch implements AutoCloseable {
                 .orElse(null));
   }
 
+  /**
+   * What the operator reads of a Node, all the informer keeps of it: its name and version, whether
+   * it is cordoned, its taints, and its Ready condition. A Node's status also lists its images,
+   * addresses and capacity, tens of KiB on a busy node, of which nothing is read.
+   */
+  static Node whatIsRead(Node n) {
+    Node kept = new Node();
+    ObjectMeta meta = new ObjectMeta();
+    meta.setName(n.getMetadata().getName());
+    meta.setResourceVersion(n.getMetadata().getResourceVersion());
+    kept.setMetadata(meta);
+    if (n.getSpec() != null) {
+      NodeSpec spec = new NodeSpec();
+      spec.setUnschedulable(n.getSpec().getUnschedulable());
+      spec.setTaints(n.getSpec().getTaints());
+      kept.setSpec(spec);
+    }
+    if (n.getStatus() != null && n.getStatus().getConditions() != null) {
+      NodeStatus status = new NodeStatus();
+      status.setConditions(
+          n.getStatus().getConditions().stream().filter(c -> "Ready".equals(c.getType())).toList());
+      kept.setStatus(status);
+    }
+    return kept;
+  }
+
   /** Starts the Node informer on first use; false when Nodes cannot (or are not to) be read. */
   boolean nodesVisible() {
     if (!wanted) {
@@ -79,7 +108,9 @@ final class NodeWatch implements AutoCloseable {
         nodes =
             client
                 .nodes()
-                .inform(
+                .runnableInformer(0)
+                .itemStore(new TrimmingStore<>(NodeWatch::whatIsRead))
+                .addEventHandler(
                     new ResourceEventHandler<>() {
                       @Override
                       public void onAdd(Node n) {}
@@ -95,7 +126,8 @@ final class NodeWatch implements AutoCloseable {
                       public void onDelete(Node n, boolean unknown) {
                         changed.accept(n.getMetadata().getName());
                       }
-                    });
+                    })
+                .run();
         nodesVisible = true;
       } catch (KubernetesClientException e) {
         LOG.info(

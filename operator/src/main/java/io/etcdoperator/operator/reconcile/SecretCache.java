@@ -7,7 +7,6 @@ import io.fabric8.kubernetes.client.informers.cache.ItemStore;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.stream.Stream;
 
 /**
  * The Secrets the operator sees, at a cost that does not grow with Secrets that are not its.
@@ -32,7 +31,7 @@ final class SecretCache {
 
   /** The informer's store: each Secret as its metadata's names and versions only. */
   static ItemStore<Secret> store() {
-    return new NamesOnly();
+    return new TrimmingStore<>(SecretCache::namesOnly);
   }
 
   /**
@@ -74,54 +73,15 @@ final class SecretCache {
     return s.getMetadata().getNamespace() + "/" + s.getMetadata().getName();
   }
 
-  /** An informer store that keeps a Secret's namespace, name and resourceVersion only. */
-  static final class NamesOnly implements ItemStore<Secret> {
-    private final Map<String, Secret> items = new ConcurrentHashMap<>();
-
-    @Override
-    public String getKey(Secret s) {
-      return key(s);
-    }
-
-    @Override
-    public Secret put(String key, Secret s) {
-      return items.put(key, namesOnly(s));
-    }
-
-    @Override
-    public Secret remove(String key) {
-      return items.remove(key);
-    }
-
-    @Override
-    public Stream<String> keySet() {
-      return items.keySet().stream();
-    }
-
-    @Override
-    public Stream<Secret> values() {
-      return items.values().stream();
-    }
-
-    @Override
-    public int size() {
-      return items.size();
-    }
-
-    @Override
-    public Secret get(String key) {
-      return items.get(key);
-    }
-
-    static Secret namesOnly(Secret s) {
-      ObjectMeta m = s.getMetadata();
-      ObjectMeta kept = new ObjectMeta();
-      kept.setNamespace(m.getNamespace() == null ? null : m.getNamespace().intern());
-      kept.setName(m.getName());
-      kept.setResourceVersion(m.getResourceVersion());
-      Secret secret = new Secret();
-      secret.setMetadata(kept);
-      return secret;
-    }
+  /** A Secret's namespace, name and resourceVersion: what the informer keeps of it. */
+  static Secret namesOnly(Secret s) {
+    ObjectMeta m = s.getMetadata();
+    ObjectMeta kept = new ObjectMeta();
+    kept.setNamespace(m.getNamespace() == null ? null : m.getNamespace().intern());
+    kept.setName(m.getName());
+    kept.setResourceVersion(m.getResourceVersion());
+    Secret secret = new Secret();
+    secret.setMetadata(kept);
+    return secret;
   }
 }

@@ -58,7 +58,7 @@ class SecretCacheTest {
       var client = api.client();
       Secret created = client.resource(secret("etcd-tls-server", "one")).create();
       SecretCache cache = new SecretCache();
-      Secret seen = SecretCache.NamesOnly.namesOnly(created);
+      Secret seen = SecretCache.namesOnly(created);
       api.drainRequests();
 
       assertThat(cache.read(client, seen).orElseThrow().getData()).containsKey("tls.key");
@@ -67,14 +67,14 @@ class SecretCacheTest {
 
       Secret renewed = client.resource(secret("etcd-tls-server", "two")).update();
       api.drainRequests();
-      Secret read = cache.read(client, SecretCache.NamesOnly.namesOnly(renewed)).orElseThrow();
+      Secret read = cache.read(client, SecretCache.namesOnly(renewed)).orElseThrow();
       assertThat(read.getMetadata().getResourceVersion())
           .isEqualTo(renewed.getMetadata().getResourceVersion());
       assertThat(api.drainRequests()).hasSize(1);
       assertThat(cache.size()).isEqualTo(1);
 
       client.resource(renewed).delete();
-      assertThat(cache.read(client, SecretCache.NamesOnly.namesOnly(created))).isEmpty();
+      assertThat(cache.read(client, SecretCache.namesOnly(created))).isEmpty();
       assertThat(cache.size()).isZero();
     }
   }
