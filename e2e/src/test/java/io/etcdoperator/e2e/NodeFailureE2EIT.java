@@ -30,7 +30,8 @@ import org.junit.jupiter.api.io.TempDir;
  *   <li>node-delete: the member on that node is replaced the same way.
  *   <li>(a second test) drain: the member's pod, evicted, cannot go back to its volume while the
  *       node is cordoned; it is replaced after the wait. (A third) on network storage, the drained
- *       member moves to another node with its data.
+ *       member moves to another node with its data; a member whose node is down past the wait is
+ *       replaced (its pod cannot leave the node, so its volume cannot follow).
  * </ol>
  *
  * 0 acknowledged writes lost throughout.
@@ -240,19 +241,24 @@ class NodeFailureE2EIT {
   /**
    * The same drain of a member on network-attached storage ({@code standard}): its pod, evicted, is
    * scheduled on another node and its volume follows it; the member is back with its data under its
-   * own ID, and nothing is removed or deleted by the operator.
+   * own ID, and nothing is removed or deleted by the operator. Then a node goes down past the wait:
+   * its pod stays Terminating there and no other starts, so the volume cannot follow; the member is
+   * replaced (removed from etcd first, its pod deleted forcibly, back as a new member).
    */
   @Test
-  void aDrainedNodesMemberOnNetworkStorageMovesWithItsData() throws Exception {
+  void onNetworkStorageADrainedMemberMovesWithItsDataAndOneOnALostNodeIsReplaced()
+      throws Exception {
     CallLog calls = new CallLog();
-    SandboxConfig config = threeNodes(dir);
+    SandboxConfig config =
+        threeNodes(dir)
+            .withNodeTimings(Duration.ofSeconds(4), Duration.ofSeconds(3), Duration.ofSeconds(1));
     try (E2E e2e = E2E.start(config, OperatorSettings.defaults().withCallHook(calls));
         Cluster test = new Cluster(e2e, "test")) {
       e2e.apply(CLUSTER.replace("storageClassName: local", "storageClassName: standard"));
       test.awaitConverged(1, 3, STEP);
       Map<String, String> ids = test.memberIds();
       String node = nodes(test).get("test-1");
-      try (RecordingWriter writer = test.writer(Duration.ofMinutes(2))) {
+      try (RecordingWriter writer = test.writer(Duration.ofMinutes(4))) {
         writer.mark("drain " + node);
         long drained = System.nanoTime();
         drain(e2e, node, "test-1");
@@ -276,6 +282,39 @@ class NodeFailureE2EIT {
                     l.startsWith("etcd removeMember")
                         || l.startsWith("etcd addLearner")
                         || l.startsWith("k8s delete PersistentVolumeClaim"));
+
+        // A node down past the wait: the pod cannot move, the member is replaced.
+        e2e.client()
+            .nodes()
+            .withName(node)
+            .edit(
+                n -> {
+                  n.getSpec().setUnschedulable(false);
+                  return n;
+                });
+        String lostNode = nodes(test).get("test-2");
+        String before = test.memberIds().get("test-2");
+        int from = calls.size();
+        writer.mark("node-down " + lostNode + " past the wait");
+        long down = System.nanoTime();
+        e2e.sandbox().faults().nodeDown(lostNode);
+        awaitOrSay(
+            test,
+            calls,
+            from,
+            () -> !before.equals(test.memberIds().get("test-2")) && test.converged(1, 3));
+        System.out.printf(
+            "node-down %s (test-2 on network storage) to Ready with 3 healthy voters: %d ms"
+                + " (wait 20 s, node NotReady after 4 s)%n",
+            lostNode, (System.nanoTime() - down) / 1_000_000);
+        assertThat(labels(calls, from))
+            .containsSubsequence(
+                "etcd removeMember test-2",
+                "k8s delete Pod test-2",
+                "etcd addLearner test-2",
+                "etcd promoteLearner test-2");
+        assertThat(nodes(test).get("test-2")).isNotEqualTo(lostNode);
+        e2e.sandbox().faults().nodeUp(lostNode);
         assertNothingLost(writer.report());
       }
     }

@@ -33,8 +33,14 @@ import java.util.Optional;
  *       shorter than the wait ends with the member back on its data).
  * </ul>
  *
- * A member whose volume can follow its pod (network-attached storage) is never replaced for its
- * node: its data comes back wherever the pod runs next.
+ * A member whose volume can follow its pod (network-attached storage) is not replaced when its pod
+ * can move: a drained or deleted node's pod is deleted and started again elsewhere, and its data
+ * comes back with it. But a pod bound to a node that stopped answering stays Terminating there (its
+ * kubelet never confirms) and its StatefulSet starts no other: its volume cannot follow, and the
+ * member stays down until a person acts. So a member whose pod's node has been unreachable for the
+ * whole wait is replaced too, whatever its storage. It is not moved instead (its pod deleted
+ * forcibly with its member kept): the old process may still run on the partitioned node, on the
+ * same volume, as the same member; removing the member from etcd first makes it a stranger.
  *
  * <h2>Replacing, one step per reconcile</h2>
  *
@@ -180,6 +186,15 @@ final class NodeRules {
               + p.volumeNode().orElse("?")
               + ", to which its volume is bound, is cordoned and its pod has waited unscheduled "
               + forHow);
+    }
+    if (p.nodeState() == Placement.NodeState.UNREACHABLE && p.volumeNode().isEmpty()) {
+      return Optional.of(
+          "its pod is bound to node "
+              + p.node().orElse("?")
+              + ", unreachable "
+              + forHow
+              + ": the pod stays Terminating there and its StatefulSet starts no other, so its"
+              + " volume cannot follow it");
     }
     return Optional.empty();
   }

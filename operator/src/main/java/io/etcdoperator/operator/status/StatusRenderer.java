@@ -291,7 +291,12 @@ public final class StatusRenderer {
                         ? "; replaced after spec.replaceLostMemberAfter ("
                             + Durations.format(w)
                             + ") if its data has not come back"
-                        : "; its volume can follow it, so it is not replaced")
+                        : p.nodeState() == Placement.NodeState.UNREACHABLE
+                            ? "; its pod cannot leave the node, so its volume cannot follow it:"
+                                + " replaced after spec.replaceLostMemberAfter ("
+                                + Durations.format(w)
+                                + ") if the node has not come back"
+                            : "; its volume can follow its pod, so it is not replaced")
             .orElse("; spec.replaceLostMemberAfter is not set: it is never replaced automatically");
     String said = "node " + lostNode.get() + " " + state + " (for " + away + ")" + plan;
     s.setMessage(s.getMessage() == null ? said : s.getMessage() + "; " + said);

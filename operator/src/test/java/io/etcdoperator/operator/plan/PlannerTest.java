@@ -690,9 +690,27 @@ class PlannerTest {
                 "True/QuorumHeld",
                 "False/MembersUnreachable")),
         row(
-            "unreachable past the wait, but its volume can follow it: never replaced for its node",
+            "unreachable past the wait on network storage: the pod cannot move, so it is replaced",
             waitingFor(3, "10m"),
             Views.healthy(3).down(1).onLostNode(1, "node-1", UNREACHABLE, ELEVEN_MINUTES, null),
+            expect(
+                "ReplaceMemberOnLostNode",
+                remove(
+                    1,
+                    "its pod is bound to node node-1, unreachable for 11m: the pod stays"
+                        + " Terminating there and its StatefulSet starts no other, so its volume"
+                        + " cannot follow it; it comes back as a new member"
+                        + " (spec.replaceLostMemberAfter)"),
+                3,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/MemberNodeLost")),
+        row(
+            "unreachable for less than the wait on network storage: reported, nothing replaced",
+            waitingFor(3, "10m"),
+            Views.healthy(3)
+                .down(1)
+                .onLostNode(1, "node-1", UNREACHABLE, Duration.ofMinutes(5), null),
             expect(
                 "InSync",
                 new Step.None(),
