@@ -47,7 +47,9 @@ import java.util.Optional;
  * <ol>
  *   <li>Remove it from etcd.
  *   <li>Delete its claim when the claim is bound to the lost node or Lost (a volume that cannot be
- *       mounted anywhere would keep the new pod Pending).
+ *       mounted anywhere would keep the new pod Pending), or when its pod's node is lost (a network
+ *       volume would first wait to be detached from that node, for the former member's data, which
+ *       no one needs).
  *   <li>Delete its pod, forcibly when the pod is bound to a lost node: such a pod stays Terminating
  *       until its kubelet confirms, which a lost node never does, and its StatefulSet creates no
  *       replacement meanwhile.
@@ -109,6 +111,22 @@ final class NodeRules {
         Optional<ClaimView> claim = Optional.ofNullable(f.view().claims().get(ordinal));
         Optional<PodView> pod = f.view().pod(ordinal);
         boolean claimHeld = claim.isPresent() && (p.dataGone() || p.dataAway());
+        // A volume that could follow the pod holds the removed member's data only: cleared
+        // before the pod starts elsewhere, it need not first be detached from the lost node.
+        boolean claimStale = claim.isPresent() && !claimHeld && p.nodeLost();
+        if (claimStale && !claim.get().terminating()) {
+          return Optional.of(
+              Decisions.withQuorum(
+                  s,
+                  Conditions.MEMBER_NODE_LOST,
+                  new Step.DeleteClaim(
+                      ordinal,
+                      claim.get().name(),
+                      "its pod's node "
+                          + p.node().orElse("?")
+                          + " is lost and its member was removed from etcd; the claim holds the"
+                          + " former member's data, a new one starts empty")));
+        }
         if (claimHeld && !claim.get().terminating()) {
           return Optional.of(
               Decisions.withQuorum(

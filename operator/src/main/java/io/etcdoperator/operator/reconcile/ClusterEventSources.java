@@ -12,12 +12,14 @@ import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.javaoperatorsdk.operator.api.config.informer.InformerConfiguration;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.inbound.SimpleInboundEventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -39,22 +41,28 @@ final class ClusterEventSources {
   private final SimpleInboundEventSource<EtcdCluster> wakeups =
       new SimpleInboundEventSource<>("member-watch");
 
-  private volatile InformerEventSource<Secret, EtcdCluster> secrets;
+  /** The Secret informers: one for all namespaces (key ""), or one per watched namespace. */
+  private final Map<String, InformerEventSource<Secret, EtcdCluster>> secrets =
+      new ConcurrentHashMap<>();
+
   private final SecretCache secretCache = new SecretCache();
   private volatile KubernetesClient client;
   private volatile NodeWatch nodeWatch;
 
   List<EventSource<?, EtcdCluster>> prepare(EventSourceContext<EtcdCluster> context) {
-    return List.of(
-        cache(context, StatefulSet.class),
-        cache(context, Pod.class),
-        cache(context, PersistentVolumeClaim.class),
-        cache(context, ConfigMap.class),
-        cache(context, Service.class),
-        cache(context, PodDisruptionBudget.class),
-        Backups.source(context),
-        secrets(context),
-        wakeups);
+    List<EventSource<?, EtcdCluster>> sources =
+        new ArrayList<>(
+            List.of(
+                cache(context, StatefulSet.class),
+                cache(context, Pod.class),
+                cache(context, PersistentVolumeClaim.class),
+                cache(context, ConfigMap.class),
+                cache(context, Service.class),
+                cache(context, PodDisruptionBudget.class),
+                Backups.source(context),
+                wakeups));
+    sources.addAll(secrets(context));
+    return sources;
   }
 
   /** The cache of a kind the operator makes. */
@@ -73,10 +81,12 @@ final class ClusterEventSources {
    * ({@link SecretCache}), and the Secret is read when that version is new.
    */
   Optional<Secret> secret(String namespace, String name) {
-    if (secrets == null) {
+    InformerEventSource<Secret, EtcdCluster> source =
+        secrets.getOrDefault(namespace, secrets.get(""));
+    if (source == null) {
       return Optional.empty();
     }
-    Optional<Secret> seen = secrets.get(new ResourceID(name, namespace));
+    Optional<Secret> seen = source.get(new ResourceID(name, namespace));
     if (seen.isEmpty()) {
       secretCache.forget(namespace, name);
       return Optional.empty();
@@ -136,12 +146,26 @@ final class ClusterEventSources {
    * each cluster whose spec names it: a renewed certificate is read (and a new CA rolled) promptly.
    * Of a Secret the informer keeps its names and version only ({@link SecretCache}).
    */
-  private InformerEventSource<Secret, EtcdCluster> secrets(
+  private List<InformerEventSource<Secret, EtcdCluster>> secrets(
       EventSourceContext<EtcdCluster> context) {
     client = context.getClient();
-    var config =
+    Set<String> namespaces = context.getControllerConfiguration().getEffectiveNamespaces();
+    // JOSDK gives each namespace's informer of one event source the same store, and each relist
+    // drops from it what its own namespace did not list: a store per informer, so one event
+    // source per namespace when several (not all) are watched.
+    if (InformerConfiguration.allNamespacesWatched(namespaces) || namespaces.size() <= 1) {
+      secrets.put("", secrets(context, "secret", null));
+    } else {
+      namespaces.forEach(ns -> secrets.put(ns, secrets(context, "secret-" + ns, ns)));
+    }
+    return List.copyOf(secrets.values());
+  }
+
+  private static InformerEventSource<Secret, EtcdCluster> secrets(
+      EventSourceContext<EtcdCluster> context, String name, String namespace) {
+    var builder =
         InformerEventSourceConfiguration.from(Secret.class, EtcdCluster.class)
-            .withName("secret")
+            .withName(name)
             .withItemStore(SecretCache.store())
             .withSecondaryToPrimaryMapper(
                 (Secret secret) ->
@@ -155,10 +179,11 @@ final class ClusterEventSources {
                                         .secretNames()
                                         .contains(secret.getMetadata().getName()))
                         .map(ResourceID::fromResource)
-                        .collect(Collectors.toSet()))
-            .build();
-    secrets = new InformerEventSource<>(config, context);
-    return secrets;
+                        .collect(Collectors.toSet()));
+    if (namespace != null) {
+      builder.withNamespaces(Set.of(namespace));
+    }
+    return new InformerEventSource<>(builder.build(), context);
   }
 
   private <R extends HasMetadata> InformerEventSource<R, EtcdCluster> cache(

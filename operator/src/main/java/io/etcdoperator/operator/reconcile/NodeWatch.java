@@ -22,8 +22,10 @@ import org.slf4j.LoggerFactory;
  * What the operator knows of Nodes and PersistentVolumes, both cluster-scoped: a Node informer (one
  * watch for every cluster, keeping of each Node only what is read of it: {@link #whatIsRead}), and
  * a read of one PersistentVolume when asked (only for a member whose node is not Ready). An
- * operator that may not list Nodes (installed for some namespaces, with Roles only) or read volumes
- * goes on without them: it then never replaces a member for its node, and says so.
+ * operator that may not list Nodes (installed for some namespaces, with Roles only) goes on without
+ * them: it then never replaces a member for its node, and says so. One that may list Nodes but not
+ * read volumes replaces only a member whose pod's node stayed unreachable (a pod cannot leave such
+ * a node, whatever its volume).
  */
 final class NodeWatch implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(NodeWatch.class);
@@ -79,7 +81,7 @@ final class NodeWatch implements AutoCloseable {
    */
   static Node whatIsRead(Node n) {
     Node kept = new Node();
-    ObjectMeta meta = new ObjectMeta();
+    ObjectMeta meta = SecretCache.bareMeta();
     meta.setName(n.getMetadata().getName());
     meta.setResourceVersion(n.getMetadata().getResourceVersion());
     kept.setMetadata(meta);

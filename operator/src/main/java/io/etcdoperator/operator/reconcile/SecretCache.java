@@ -3,6 +3,7 @@ package io.etcdoperator.operator.reconcile;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.informers.cache.ItemStore;
 import java.util.Map;
 import java.util.Optional;
@@ -18,8 +19,8 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <ul>
  *   <li>The informer's store ({@link #store}) keeps of each Secret only what names and versions it:
- *       namespace, name, uid and resourceVersion. Its data, labels, annotations and managed fields
- *       are dropped as it arrives.
+ *       namespace, name and resourceVersion. Its data, labels, annotations and managed fields are
+ *       dropped as it arrives.
  *   <li>A Secret a cluster names is read whole ({@link #read}) with a GET when first asked for, and
  *       again only when the informer has seen a newer resourceVersion of it; the copy is kept while
  *       the informer still holds the Secret. So only the Secrets clusters name are held whole, and
@@ -36,7 +37,8 @@ final class SecretCache {
 
   /**
    * The Secret {@code seen} (as the informer holds it: names and version) whole: the copy read
-   * before if it is of that version, else read again. Empty when it is gone meanwhile.
+   * before if it is of that version, else read again. Empty when it is gone meanwhile. When the
+   * read fails, the copy read before if there is one (else the failure).
    */
   Optional<Secret> read(KubernetesClient client, Secret seen) {
     String key = key(seen);
@@ -45,12 +47,22 @@ final class SecretCache {
     if (had != null && version != null && version.equals(had.getMetadata().getResourceVersion())) {
       return Optional.of(had);
     }
-    Secret read =
-        client
-            .secrets()
-            .inNamespace(seen.getMetadata().getNamespace())
-            .withName(seen.getMetadata().getName())
-            .get();
+    Secret read;
+    try {
+      read =
+          client
+              .secrets()
+              .inNamespace(seen.getMetadata().getNamespace())
+              .withName(seen.getMetadata().getName())
+              .get();
+    } catch (KubernetesClientException e) {
+      if (had == null) {
+        throw e;
+      }
+      // The API server did not answer this time: the copy read before is the newest known whole;
+      // the informer's newer version is read on the next reconcile.
+      return Optional.of(had);
+    }
     if (read == null) {
       whole.remove(key);
       return Optional.empty();
@@ -76,12 +88,25 @@ final class SecretCache {
   /** A Secret's namespace, name and resourceVersion: what the informer keeps of it. */
   static Secret namesOnly(Secret s) {
     ObjectMeta m = s.getMetadata();
-    ObjectMeta kept = new ObjectMeta();
+    ObjectMeta kept = bareMeta();
     kept.setNamespace(m.getNamespace() == null ? null : m.getNamespace().intern());
     kept.setName(m.getName());
     kept.setResourceVersion(m.getResourceVersion());
     Secret secret = new Secret();
+    secret.setData(null);
+    secret.setStringData(null);
     secret.setMetadata(kept);
     return secret;
+  }
+
+  /** An ObjectMeta without the empty collections a new one starts with (kept per cached object). */
+  static ObjectMeta bareMeta() {
+    ObjectMeta meta = new ObjectMeta();
+    meta.setAnnotations(null);
+    meta.setLabels(null);
+    meta.setFinalizers(null);
+    meta.setManagedFields(null);
+    meta.setOwnerReferences(null);
+    return meta;
   }
 }

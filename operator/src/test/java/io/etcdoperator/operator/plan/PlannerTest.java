@@ -706,6 +706,31 @@ class PlannerTest {
                 "True/QuorumHeld",
                 "False/MemberNodeLost")),
         row(
+            "network storage, node unreachable, member removed: its claim goes before its pod",
+            waitingFor(3, "10m"),
+            Views.healthy(3)
+                .down(1)
+                .notMember(1)
+                .onLostNode(1, "node-1", UNREACHABLE, ELEVEN_MINUTES, null),
+            expect(
+                "ReplaceMemberOnLostNode",
+                new Step.DeleteClaim(
+                    1,
+                    "data-test-1",
+                    "its pod's node node-1 is lost and its member was removed from etcd; the claim"
+                        + " holds the former member's data, a new one starts empty"),
+                3,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/MemberNodeLost")),
+        row(
+            "a healthy member on a node unreachable past the wait (cut off from the API server"
+                + " only): kept",
+            waitingFor(3, "10m"),
+            Views.healthy(3).onLostNode(1, "node-1", UNREACHABLE, ELEVEN_MINUTES, null),
+            expect(
+                "InSync", new Step.None(), 3, EXISTING, "True/QuorumHeld", "True/AllMembersReady")),
+        row(
             "unreachable for less than the wait on network storage: reported, nothing replaced",
             waitingFor(3, "10m"),
             Views.healthy(3)

@@ -1,10 +1,15 @@
 package io.etcdoperator.operator.reconcile;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.etcdoperator.testing.MockApi;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.informers.cache.ItemStore;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
@@ -76,6 +81,35 @@ class SecretCacheTest {
       client.resource(renewed).delete();
       assertThat(cache.read(client, SecretCache.namesOnly(created))).isEmpty();
       assertThat(cache.size()).isZero();
+    }
+  }
+
+  @Test
+  void whenTheReadFailsTheCopyReadBeforeIsUsedAndWithoutOneTheFailureIsSaid() {
+    try (MockApi api = new MockApi();
+        // No retries: the API server is shut down below, and each retry would wait out a back-off.
+        KubernetesClient client =
+            new KubernetesClientBuilder()
+                .withConfig(
+                    new ConfigBuilder(api.client().getConfiguration())
+                        .withRequestRetryBackoffLimit(0)
+                        .build())
+                .build()) {
+      Secret created = client.resource(secret("etcd-tls-server", "one")).create();
+      Secret other = client.resource(secret("etcd-tls-client", "one")).create();
+      SecretCache cache = new SecretCache();
+      cache.read(client, SecretCache.namesOnly(created)).orElseThrow();
+      Secret renewed = client.resource(secret("etcd-tls-server", "two")).update();
+      api.server().shutdown();
+
+      Secret read = cache.read(client, SecretCache.namesOnly(renewed)).orElseThrow();
+
+      assertThat(read.getMetadata().getResourceVersion())
+          .as("the copy read before, while the API server does not answer")
+          .isEqualTo(created.getMetadata().getResourceVersion());
+      assertThatThrownBy(() -> cache.read(client, SecretCache.namesOnly(other)))
+          .as("no copy to fall back on")
+          .isInstanceOf(KubernetesClientException.class);
     }
   }
 }
