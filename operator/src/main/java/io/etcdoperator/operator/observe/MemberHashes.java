@@ -2,6 +2,7 @@ package io.etcdoperator.operator.observe;
 
 import io.etcdoperator.operator.etcd.EtcdException;
 import io.etcdoperator.operator.etcd.EtcdService;
+import io.etcdoperator.operator.etcd.EtcdUnexpectedException;
 import io.etcdoperator.operator.etcd.HashKv;
 import io.etcdoperator.operator.model.EtcdSigns;
 import java.time.Duration;
@@ -72,7 +73,9 @@ public final class MemberHashes {
                 h.compactRevision(),
                 h.hash(),
                 h.memberRevision()));
-      } catch (EtcdException e) {
+      } catch (EtcdException | EtcdUnexpectedException e) {
+        // Behind the revision ("a future revision"), past it ("compacted"), or too slow: no hash,
+        // which the planner does not compare (it waits, or tells the member apart by its log).
         LOG.info("member {} of {} could not hash its data: {}", p.ordinal(), key, e.getMessage());
       }
     }

@@ -53,9 +53,32 @@ final class DataHashes {
         .findFirst();
   }
 
-  /** The members that differ from {@code agreed} (by the member list, in ordinal order). */
+  /**
+   * The members that differ from {@code agreed} (by the member list, in ordinal order). With writes
+   * stopped, also a member that could not hash at that revision because it is at another, though
+   * its raft log is the leader's: it applied the same entries into other data (a lagging member's
+   * log is behind, and it is only waited for).
+   */
   List<Member> disagreeing(MemberHash agreed) {
-    return f.members().stream().filter(m -> comparable(agreed, m) && !agrees(agreed, m)).toList();
+    return f.members().stream()
+        .filter(
+            m ->
+                (comparable(agreed, m) && !agrees(agreed, m))
+                    || (writesStopped && of(m).isEmpty() && elsewhereWithTheSameLog(agreed, m)))
+        .toList();
+  }
+
+  private boolean elsewhereWithTheSameLog(MemberHash agreed, Member m) {
+    long leaderIndex = f.leaderIndex();
+    return leaderIndex > 0
+        && f.probeOf(m)
+            .map(
+                p ->
+                    p.reachable()
+                        && p.revision() > 0
+                        && p.revision() != agreed.revision()
+                        && p.raftIndex() >= leaderIndex)
+            .orElse(false);
   }
 
   /**

@@ -280,8 +280,13 @@ public final class Facts {
     if (!healthy(m)) {
       return false;
     }
-    long leaderIndex = leaderMember().flatMap(this::probeOf).map(MemberProbe::raftIndex).orElse(0L);
+    long leaderIndex = leaderIndex();
     return probeOf(m).map(p -> p.raftIndex() + CAUGHT_UP_LAG >= leaderIndex).orElse(false);
+  }
+
+  /** The raft index the leader reports (0: no leader, or it did not answer). */
+  long leaderIndex() {
+    return leaderMember().flatMap(this::probeOf).map(MemberProbe::raftIndex).orElse(0L);
   }
 
   /**

@@ -457,6 +457,31 @@ class PlannerTest {
                 "True/QuorumHeld",
                 "False/DataDiverged")),
         row(
+            "CORRUPT raised, test-2 at another revision with the leader's raft log: it differs",
+            target(3),
+            corrupt().revisionAt(2, 85).hash(0, 90, 0xaa).hash(1, 90, 0xaa),
+            expect(
+                "ReplaceCorruptMember",
+                remove(
+                    2,
+                    "its data differs from the other members' (etcd raised CORRUPT);"
+                        + " it comes back as a new member on empty data"),
+                3,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/DataDiverged")),
+        row(
+            "CORRUPT raised, test-2 at another revision and behind in raft: waited for",
+            target(3),
+            corrupt().revisionAt(2, 85).raftIndex(2, 1).hash(0, 90, 0xaa).hash(1, 90, 0xaa),
+            expect(
+                "ReplaceCorruptMember",
+                new Step.Wait("a hash of the data of test-2"),
+                3,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/DataDiverged")),
+        row(
             "CORRUPT raised, pod test-2 answered as another member: no hash of test-2, wait",
             target(3),
             corrupt().hash(0, 90, 0xaa).hash(1, 90, 0xaa).hash(2, 0x999, 90, 0xbb, 90),

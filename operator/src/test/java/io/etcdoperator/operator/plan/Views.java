@@ -580,6 +580,32 @@ final class Views {
   }
 
   /** Every member answers at key-value revision {@code revision}. */
+  /** Member {@code i}'s own revision, as its Status reports it. */
+  Views revisionAt(int i, long revision) {
+    MemberProbe p = probes.get(i);
+    probes.put(
+        i,
+        new MemberProbe(
+            i,
+            p.endpoint(),
+            p.reachable(),
+            p.error(),
+            p.clusterId(),
+            p.memberId(),
+            p.leaderId(),
+            p.raftTerm(),
+            p.raftIndex(),
+            p.learner(),
+            p.version(),
+            p.dbSize(),
+            p.alarms(),
+            revision,
+            p.metricsIndex(),
+            p.refused(),
+            p.dbSizeInUse()));
+    return this;
+  }
+
   Views revision(long revision) {
     probes.replaceAll(
         (i, p) ->
