@@ -114,39 +114,13 @@ final class NodeRules {
         // A volume that could follow the pod holds the removed member's data only: cleared
         // before the pod starts elsewhere, it need not first be detached from the lost node.
         boolean claimStale = claim.isPresent() && !claimHeld && p.nodeLost();
-        if (claimStale && !claim.get().terminating()) {
+        if ((claimHeld || claimStale) && !claim.get().terminating()) {
           return Optional.of(
               Decisions.withQuorum(
                   s,
                   Conditions.MEMBER_NODE_LOST,
                   new Step.DeleteClaim(
-                      ordinal,
-                      claim.get().name(),
-                      "its pod's node "
-                          + p.node().orElse("?")
-                          + " is lost and its member was removed from etcd; the claim holds the"
-                          + " former member's data, a new one starts empty")));
-        }
-        if (claimHeld && !claim.get().terminating()) {
-          return Optional.of(
-              Decisions.withQuorum(
-                  s,
-                  Conditions.MEMBER_NODE_LOST,
-                  new Step.DeleteClaim(
-                      ordinal,
-                      claim.get().name(),
-                      "its volume "
-                          + (p.volumeLost()
-                              ? "is lost"
-                              : "is bound to node "
-                                  + p.volumeNode().orElse("?")
-                                  + ", which is "
-                                  + (p.volumeNodeState() == Placement.NodeState.GONE
-                                      ? "gone"
-                                      : p.volumeNodeState() == Placement.NodeState.CORDONED
-                                          ? "cordoned"
-                                          : "unreachable"))
-                          + "; its member was removed from etcd, a new one starts empty")));
+                      ordinal, claim.get().name(), claimHeld ? heldReason(p) : staleReason(p))));
         }
         if (pod.isPresent() && (p.nodeLost() || claimHeld)) {
           Step step =
@@ -165,6 +139,30 @@ final class NodeRules {
       }
       return Optional.empty();
     }
+  }
+
+  /** Why a claim bound to its lost volume, or to a lost node, goes. */
+  private static String heldReason(Placement p) {
+    return "its volume "
+        + (p.volumeLost()
+            ? "is lost"
+            : "is bound to node "
+                + p.volumeNode().orElse("?")
+                + ", which is "
+                + (p.volumeNodeState() == Placement.NodeState.GONE
+                    ? "gone"
+                    : p.volumeNodeState() == Placement.NodeState.CORDONED
+                        ? "cordoned"
+                        : "unreachable"))
+        + "; its member was removed from etcd, a new one starts empty";
+  }
+
+  /** Why a claim that could follow its pod goes, once the pod's node is lost. */
+  private static String staleReason(Placement p) {
+    return "its pod's node "
+        + p.node().orElse("?")
+        + " is lost and its member was removed from etcd; the claim holds the former member's"
+        + " data, a new one starts empty";
   }
 
   /**
