@@ -1,5 +1,6 @@
 package io.etcdoperator.operator.plan;
 
+import io.etcdoperator.operator.model.ClusterState;
 import io.etcdoperator.operator.model.Names;
 import io.etcdoperator.operator.model.Target;
 import io.etcdoperator.operator.model.TlsMove;
@@ -37,8 +38,10 @@ import java.util.Optional;
  *
  * <p>The step is read from the world, never remembered ({@link #of}): while any member's recorded
  * URL is http, step 1 or 2; else while any is on :2382, step 3 or 4; else done (the last roll is
- * the ordinary roll of a stale template). Without a member list (no member answers), from what the
- * pods listen on, so that a pod replaced then gets what its peers expect. A crash anywhere in
+ * the ordinary roll of a stale template). Without a member list (no member answers), from the one
+ * last recorded with quorum in the cluster-state ConfigMap, else from what the pods listen on, so
+ * that a pod replaced then gets what its peers expect: never from the pods alone when the record
+ * exists, since a majority of pods deleted at once leaves too few to tell. A crash anywhere in
  * between resumes at the same step.
  *
  * <p>During steps 1 to 4 this rule owns the cluster once quorum holds: it carries the rolls (the
@@ -74,11 +77,7 @@ public final class TlsMoves {
     if (target.desired().isEmpty()) {
       return TlsMove.NONE;
     }
-    List<String> urls =
-        f.members().stream()
-            .filter(m -> m.ordinal() >= 0)
-            .flatMap(m -> m.etcd().peerUrls().stream())
-            .toList();
+    List<String> urls = peerUrls(f);
     if (!target.desired().get().security().peerTls()) {
       return autoTls(urls, f) ? TlsMove.AUTO_TLS : TlsMove.NONE;
     }
@@ -90,8 +89,9 @@ public final class TlsMoves {
           ? TlsMove.HTTPS_ON_BOTH_PORTS
           : TlsMove.NONE;
     }
-    // No member list: keep what the pods run, so that a pod recreated now serves what its peers
-    // dial. A formed cluster whose pods serve plain peers is at step 1 (which also serves them).
+    // Neither a member list nor a recorded one: keep what the pods run, so that a pod recreated
+    // now serves what its peers dial. A formed cluster whose pods serve plain peers is at step 1
+    // (which also serves them).
     List<String> listens =
         f.view().pods().values().stream()
             .filter(p -> !p.terminating())
@@ -110,10 +110,29 @@ public final class TlsMoves {
   }
 
   /**
+   * The peer URLs etcd records for our members: from the member list when a member answered it,
+   * else from the last member list recorded with quorum in the cluster-state ConfigMap (its {@code
+   * existing} state; it lags the world by at most the member updates made since it was written, and
+   * every step's listeners also serve the URLs of the step before). Empty when neither is known:
+   * then the pods say.
+   */
+  private static List<String> peerUrls(Facts f) {
+    if (!f.members().isEmpty()) {
+      return f.members().stream()
+          .filter(m -> m.ordinal() >= 0)
+          .flatMap(m -> m.etcd().peerUrls().stream())
+          .toList();
+    }
+    return f.view().clusterState().filter(ClusterState::existing).stream()
+        .flatMap(c -> c.peerUrls().values().stream())
+        .toList();
+  }
+
+  /**
    * Whether members without a peer Secret in the spec keep etcd's own peer certificates: their
    * recorded peer URLs are https and no pod presents a peer Secret's certificate (that would be TLS
-   * turned off, which {@link HaltRules.TlsModeChanged} refuses), or, with no member list, a pod
-   * runs {@code --peer-auto-tls} and none a peer Secret's certificate.
+   * turned off, which {@link HaltRules.TlsModeChanged} refuses), or, with neither a member list nor
+   * a recorded one, a pod runs {@code --peer-auto-tls} and none a peer Secret's certificate.
    */
   private static boolean autoTls(List<String> urls, Facts f) {
     List<PodView.PeerCertificate> certs =

@@ -92,12 +92,28 @@ class TlsMovesTest {
         Arguments.of(
             "no member list, pods on step 3's listeners: step 3",
             tls,
-            listening(Views.healthy(3).memberListUnknown(), STEP_3),
+            listening(Views.healthy(3).memberListUnknown().noClusterState(), STEP_3),
             TlsMove.HTTPS_ON_BOTH_PORTS),
         Arguments.of(
             "no member list, pods on https :2380: moved",
             tls,
-            listening(Views.healthy(3).memberListUnknown(), DONE),
+            listening(Views.healthy(3).memberListUnknown().noClusterState(), DONE),
+            TlsMove.NONE),
+        Arguments.of(
+            "no member list, every pod gone, the record says http: step 1",
+            tls,
+            Views.healthy(3).memberListUnknown().noPod(0).noPod(1).noPod(2),
+            TlsMove.HTTP_AND_HTTPS),
+        Arguments.of(
+            "no member list, the record at step 3 though the pods still run step 1's listeners",
+            tls,
+            listening(Views.healthy(3).memberListUnknown(), STEP_1)
+                .recordedPeerUrls(moving(0), moving(1), moving(2)),
+            TlsMove.HTTPS_ON_BOTH_PORTS),
+        Arguments.of(
+            "no member list, the record says https :2380: moved",
+            tls,
+            Views.healthy(3).memberListUnknown().recordedPeerUrls(https(0), https(1), https(2)),
             TlsMove.NONE),
         Arguments.of(
             "no peer Secret, members on etcd's own certificates with https URLs: kept",
@@ -124,11 +140,36 @@ class TlsMovesTest {
             urls(https(0), https(1), https(2)).peerCertificate(PodView.PeerCertificate.FILE),
             TlsMove.NONE),
         Arguments.of(
-            "no member list, pods on --peer-auto-tls: kept",
+            "no member list nor a record, pods on --peer-auto-tls: kept",
             Views.target(3),
-            listening(Views.healthy(3).memberListUnknown(), DONE)
+            listening(Views.healthy(3).memberListUnknown().noClusterState(), DONE)
                 .peerCertificate(PodView.PeerCertificate.AUTO),
             TlsMove.AUTO_TLS),
+        Arguments.of(
+            "no member list, a majority of pods deleted, the one left plain: the record of https"
+                + " URLs keeps etcd's own certificates (the takeover that lost its leader)",
+            Views.target(3),
+            Views.healthy(3)
+                .memberListUnknown()
+                .recordedPeerUrls(https(0), https(1), https(2))
+                .noPod(0)
+                .noPod(1)
+                .peerListen(2, PLAIN),
+            TlsMove.AUTO_TLS),
+        Arguments.of(
+            "no member list, the record says https but a pod runs a peer Secret's certificate:"
+                + " TLS turned off (TlsModeChanged refuses)",
+            Views.target(3),
+            Views.healthy(3)
+                .memberListUnknown()
+                .recordedPeerUrls(https(0), https(1), https(2))
+                .peerCertificate(PodView.PeerCertificate.FILE),
+            TlsMove.NONE),
+        Arguments.of(
+            "no member list, the record says http, a pod on --peer-auto-tls: the record wins",
+            Views.target(3),
+            Views.healthy(3).memberListUnknown().peerCertificate(PodView.PeerCertificate.AUTO),
+            TlsMove.NONE),
         Arguments.of(
             "no peer Secret, http URLs: plain, nothing to keep",
             Views.target(3),

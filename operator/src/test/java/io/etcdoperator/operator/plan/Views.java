@@ -343,6 +343,20 @@ final class Views {
     return this;
   }
 
+  /**
+   * The cluster-state ConfigMap records these peer URLs for members 0, 1, ... (as the member list
+   * last seen with quorum had them).
+   */
+  Views recordedPeerUrls(String... urls) {
+    ClusterState s = clusterState.orElseThrow();
+    List<InitialMember> members = new ArrayList<>();
+    for (int i = 0; i < urls.length; i++) {
+      members.add(new InitialMember(Names.member(NAME, i), urls[i]));
+    }
+    clusterState = Optional.of(new ClusterState(s.kind(), members, s.token(), s.annotations()));
+    return this;
+  }
+
   Views noClusterState() {
     clusterState = Optional.empty();
     return this;
