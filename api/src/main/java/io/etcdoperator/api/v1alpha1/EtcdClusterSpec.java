@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import io.fabric8.generator.annotation.Default;
+import io.fabric8.generator.annotation.Max;
 import io.fabric8.generator.annotation.Min;
 import io.fabric8.generator.annotation.Pattern;
 import io.fabric8.generator.annotation.ValidationRule;
@@ -39,7 +40,10 @@ public class EtcdClusterSpec {
   @SpecReplicas
   @Default("3")
   @Min(0)
-  @JsonPropertyDescription("Number of etcd members. 0 hibernates the cluster and keeps its data.")
+  @Max(9)
+  @JsonPropertyDescription(
+      "Number of etcd members, at most 9 (3, 5 or 7 recommended). 0 hibernates the cluster and"
+          + " keeps its data.")
   private Integer replicas;
 
   @JsonPropertyDescription(
