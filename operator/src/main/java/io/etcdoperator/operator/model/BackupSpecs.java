@@ -6,17 +6,41 @@ import io.etcdoperator.api.v1alpha1.PVCBackupDestination;
 import io.etcdoperator.api.v1alpha1.S3BackupDestination;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Pattern;
 
 /**
  * The rules of a backup destination (and a restore source), with the field's path and what to do:
  * the same texts as aenix's webhook, since the CRD's CEL rules need an API server that runs them.
  */
 public final class BackupSpecs {
+  /** An EtcdBackup's name labels its agent pod: a label value's length. */
+  public static final int MAX_BACKUP_NAME = 63;
+
+  /**
+   * A schedule names its backups {@code <schedule>-<yyyyMMddHHmm>}, each at most {@link
+   * #MAX_BACKUP_NAME}.
+   */
+  public static final int MAX_SCHEDULE_NAME = MAX_BACKUP_NAME - 13;
+
+  private static final Pattern CLAIM_NAME =
+      Pattern.compile(
+          "(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
+
   private BackupSpecs() {}
 
   /** Problems of an EtcdBackup's spec, as {@code field: reason}. */
   public static List<String> validate(EtcdBackup backup) {
     List<String> problems = new ArrayList<>();
+    String name = backup.getMetadata() == null ? null : backup.getMetadata().getName();
+    if (name != null && name.length() > MAX_BACKUP_NAME) {
+      problems.add(
+          "metadata.name: at most "
+              + MAX_BACKUP_NAME
+              + " characters, got "
+              + name.length()
+              + ": the name labels the backup's agent pod, and a label value holds 63; choose a"
+              + " shorter name");
+    }
     var spec = backup.getSpec();
     if (spec == null
         || spec.getClusterRef() == null
@@ -67,6 +91,13 @@ public final class BackupSpecs {
       String p = path + ".pvc";
       if (blank(pvc.getClaimName())) {
         problems.add(p + ".claimName: claimName is required");
+      } else if (!CLAIM_NAME.matcher(pvc.getClaimName()).matches()) {
+        problems.add(
+            p
+                + ".claimName: '"
+                + pvc.getClaimName()
+                + "' is not a PersistentVolumeClaim's name (lower-case letters, digits, '-' and"
+                + " '.', starting and ending with a letter or digit, at most 253)");
       }
       String sub = pvc.getSubPath();
       if (sub != null && (sub.startsWith("/") || List.of(sub.split("/")).contains(".."))) {

@@ -33,6 +33,7 @@ final class PodTemplateValidator {
           Names.METRICS_PORT, Names.METRICS_PORT_NAME);
 
   private final BiConsumer<String, String> problem;
+  private Set<String> volumes = Set.of();
 
   private PodTemplateValidator(BiConsumer<String, String> problem) {
     this.problem = problem;
@@ -44,21 +45,27 @@ final class PodTemplateValidator {
   }
 
   private void pod(PodSpec pod) {
-    Set<String> names = new HashSet<>();
-    containers(PATH + ".initContainers", pod.getInitContainers(), names);
-    containers(PATH + ".containers", pod.getContainers(), names);
+    volumes = new HashSet<>(Security.volumeNames());
+    volumes.add(Names.DATA_VOLUME);
     for (int i = 0; i < pod.getVolumes().size(); i++) {
       String name = pod.getVolumes().get(i).getName();
-      if (Names.DATA_VOLUME.equals(name)) {
+      String field = PATH + ".volumes[" + i + "].name";
+      if (name == null || name.isEmpty()) {
+        problem.accept(field, "required");
+      } else if (Names.DATA_VOLUME.equals(name)) {
         problem.accept(
-            PATH + ".volumes[" + i + "].name",
+            field,
             "'" + Names.DATA_VOLUME + "' is the operator's data volume; choose another name");
       } else if (Security.volumeNames().contains(name)) {
         problem.accept(
-            PATH + ".volumes[" + i + "].name",
-            "'" + name + "' is a volume of spec.security.tls; choose another name");
+            field, "'" + name + "' is a volume of spec.security.tls; choose another name");
+      } else if (!volumes.add(name)) {
+        problem.accept(field, "duplicate volume name '" + name + "'");
       }
     }
+    Set<String> names = new HashSet<>();
+    containers(PATH + ".initContainers", pod.getInitContainers(), names);
+    containers(PATH + ".containers", pod.getContainers(), names);
     if (pod.getRestartPolicy() != null && !"Always".equals(pod.getRestartPolicy())) {
       problem.accept(
           PATH + ".restartPolicy",
@@ -90,6 +97,14 @@ final class PodTemplateValidator {
         etcdContainer(at, c);
       } else {
         otherContainer(at, c);
+      }
+      for (int j = 0; j < c.getVolumeMounts().size(); j++) {
+        String volume = c.getVolumeMounts().get(j).getName();
+        if (volume != null && !volumes.contains(volume)) {
+          problem.accept(
+              at + ".volumeMounts[" + j + "].name",
+              "no volume named '" + volume + "' in " + PATH + ".volumes");
+        }
       }
       if (!init) {
         ports(at, c.getPorts(), etcd);
@@ -173,6 +188,9 @@ final class PodTemplateValidator {
 
   /** A sidecar or init container: it may read the member's data, never write it. */
   private void otherContainer(String path, Container c) {
+    if (c.getImage() == null || c.getImage().isBlank()) {
+      problem.accept(path + ".image", "required: the image this container runs");
+    }
     for (int i = 0; i < c.getVolumeMounts().size(); i++) {
       VolumeMount m = c.getVolumeMounts().get(i);
       if (Names.DATA_VOLUME.equals(m.getName()) && !Boolean.TRUE.equals(m.getReadOnly())) {
@@ -201,11 +219,18 @@ final class PodTemplateValidator {
     for (int i = 0; i < ports.size(); i++) {
       ContainerPort p = ports.get(i);
       String field = path + ".ports[" + i + "].containerPort";
+      if (p.getContainerPort() == null) {
+        problem.accept(field, "required");
+        continue;
+      }
       String ours = ETCD_PORTS.get(p.getContainerPort());
       if (ours != null && !(etcd && ours.equals(p.getName()))) {
         problem.accept(
             field, p.getContainerPort() + " is etcd's " + ours + " port; use another port");
-      } else if (etcd && ETCD_PORTS.containsValue(p.getName()) && ours == null) {
+      } else if (etcd
+          && p.getName() != null
+          && ETCD_PORTS.containsValue(p.getName())
+          && ours == null) {
         problem.accept(
             field,
             "port '"

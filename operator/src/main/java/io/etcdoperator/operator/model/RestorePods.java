@@ -109,6 +109,7 @@ public final class RestorePods {
         .withRequests(Map.of("cpu", new Quantity("100m"), "memory", new Quantity("256Mi")))
         .withLimits(Map.of("memory", new Quantity("512Mi")))
         .endResources()
+        .withSecurityContext(Restricted.container(false))
         .build();
   }
 

@@ -1,15 +1,12 @@
 package io.etcdoperator.operator.model;
 
-import io.etcdoperator.api.v1alpha1.EmbeddedObjectMetadata;
 import io.etcdoperator.api.v1alpha1.EmbeddedPersistentVolumeClaim;
-import io.etcdoperator.api.v1alpha1.EmbeddedService;
 import io.etcdoperator.api.v1alpha1.EtcdCluster;
 import io.etcdoperator.api.v1alpha1.EtcdClusterSpec;
 import io.etcdoperator.api.v1alpha1.SecuritySpec;
 import io.etcdoperator.api.v1alpha1.StorageSpec;
 import io.etcdoperator.api.v1alpha1.TlsSpec;
 import io.fabric8.kubernetes.api.model.Quantity;
-import io.fabric8.kubernetes.api.model.ServiceSpec;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -24,6 +21,13 @@ import java.util.regex.Pattern;
  * checks them all again, because {@code render} reads files and the test API server runs no CEL.
  */
 final class SpecValidator {
+  /**
+   * The most members a cluster may ask for. etcd sets no limit, but every write waits for a
+   * majority: past 7 members writes only get slower, and a mistyped count (1000) would otherwise
+   * make a cluster-state ConfigMap past the API server's 1 MiB.
+   */
+  static final int MAX_REPLICAS = 9;
+
   private static final Pattern DNS_1035_LABEL = Pattern.compile("[a-z]([-a-z0-9]*[a-z0-9])?");
   private static final Pattern DNS_SUBDOMAIN =
       Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
@@ -41,6 +45,10 @@ final class SpecValidator {
     EtcdClusterSpec spec = resource.getSpec() == null ? new EtcdClusterSpec() : resource.getSpec();
     v.spec(spec);
     return List.copyOf(v.problems);
+  }
+
+  private TemplateValidator templates() {
+    return new TemplateValidator(cluster == null ? "" : cluster, this::problem);
   }
 
   private void problem(String field, String message) {
@@ -75,6 +83,16 @@ final class SpecValidator {
     if (spec.getReplicas() != null && spec.getReplicas() < 0) {
       problem("spec.replicas", "must be 0 or more, got " + spec.getReplicas());
     }
+    if (spec.getReplicas() != null && spec.getReplicas() > MAX_REPLICAS) {
+      problem(
+          "spec.replicas",
+          "at most "
+              + MAX_REPLICAS
+              + ", got "
+              + spec.getReplicas()
+              + ": every write waits for a majority of members, so more members make writes"
+              + " slower and no safer; etcd recommends 3, 5 or 7");
+    }
     if (spec.getReplicas() != null && spec.getReplicas() == 0 && !DataStorage.persistent(spec)) {
       problem(
           "spec.replicas",
@@ -104,24 +122,14 @@ final class SpecValidator {
       }
     }
     if (spec.getPodTemplate() != null) {
-      templateMetadata("spec.podTemplate.metadata", spec.getPodTemplate().getMetadata());
+      templates().metadata("spec.podTemplate.metadata", spec.getPodTemplate().getMetadata());
       if (spec.getPodTemplate().getSpec() != null) {
         PodTemplateValidator.validate(spec.getPodTemplate().getSpec(), this::problem);
       }
     }
-    service("spec.serviceTemplate", spec.getServiceTemplate(), false);
-    service("spec.headlessServiceTemplate", spec.getHeadlessServiceTemplate(), true);
-    if (spec.getPodDisruptionBudgetTemplate() != null) {
-      var pdb = spec.getPodDisruptionBudgetTemplate();
-      templateMetadata("spec.podDisruptionBudgetTemplate.metadata", pdb.getMetadata());
-      if (pdb.getSpec() != null
-          && pdb.getSpec().getMinAvailable() != null
-          && pdb.getSpec().getMaxUnavailable() != null) {
-        problem(
-            "spec.podDisruptionBudgetTemplate.spec",
-            "set minAvailable or maxUnavailable, not both");
-      }
-    }
+    templates().service("spec.serviceTemplate", spec.getServiceTemplate(), false);
+    templates().service("spec.headlessServiceTemplate", spec.getHeadlessServiceTemplate(), true);
+    templates().budget(spec.getPodDisruptionBudgetTemplate());
     storage(spec.getStorage());
     security(spec.getSecurity(), spec);
     version(spec);
@@ -285,75 +293,6 @@ final class SpecValidator {
         + "); remove it";
   }
 
-  private void templateMetadata(String path, EmbeddedObjectMetadata meta) {
-    if (meta == null) {
-      return;
-    }
-    if (meta.getLabels() != null) {
-      Map<String, String> ours = Names.labels(cluster == null ? "" : cluster);
-      new TreeMap<>(meta.getLabels())
-          .forEach(
-              (k, v) -> {
-                Labels.keyProblem(k).ifPresent(why -> problem(path + ".labels." + k, why));
-                Labels.valueProblem(v).ifPresent(why -> problem(path + ".labels." + k, why));
-                if (ours.containsKey(k) && !ours.get(k).equals(v)) {
-                  problem(
-                      path + ".labels." + k,
-                      "the operator sets this label to '" + ours.get(k) + "'; remove it");
-                }
-              });
-    }
-    if (meta.getAnnotations() != null) {
-      new TreeMap<>(meta.getAnnotations())
-          .keySet()
-          .forEach(
-              k -> {
-                if (k.startsWith(Names.ANNOTATION_PREFIX)) {
-                  problem(
-                      path + ".annotations." + k,
-                      "annotations under " + Names.ANNOTATION_PREFIX + " belong to the operator");
-                }
-              });
-    }
-  }
-
-  private void service(String path, EmbeddedService template, boolean headless) {
-    if (template == null) {
-      return;
-    }
-    templateMetadata(path + ".metadata", template.getMetadata());
-    ServiceSpec spec = template.getSpec();
-    if (spec == null) {
-      return;
-    }
-    if (!spec.getSelector().isEmpty()) {
-      problem(
-          path + ".spec.selector", "set by the operator (the cluster's member pods); remove it");
-    }
-    if (!spec.getExternalIPs().isEmpty()) {
-      problem(
-          path + ".spec.externalIPs",
-          "not allowed: a Service's externalIPs can capture traffic for any address in the cluster"
-              + " (CVE-2020-8554); expose etcd through a LoadBalancer or an Ingress instead");
-    }
-    if (!headless) {
-      return;
-    }
-    String why = " (the headless Service gives each member its DNS name)";
-    if (spec.getClusterIP() != null && !"None".equals(spec.getClusterIP())) {
-      problem(
-          path + ".spec.clusterIP", "must be None" + why + ", got '" + spec.getClusterIP() + "'");
-    }
-    if (spec.getType() != null && !"ClusterIP".equals(spec.getType())) {
-      problem(path + ".spec.type", "must be ClusterIP" + why + ", got '" + spec.getType() + "'");
-    }
-    if (Boolean.FALSE.equals(spec.getPublishNotReadyAddresses())) {
-      problem(
-          path + ".spec.publishNotReadyAddresses",
-          "must be true: members resolve each other's names before they are ready");
-    }
-  }
-
   private void storage(StorageSpec storage) {
     if (storage == null) {
       return;
@@ -361,7 +300,7 @@ final class SpecValidator {
     EmbeddedPersistentVolumeClaim claim = storage.getVolumeClaimTemplate();
     // Both kinds: emptyDir is used (aenix's rule), the claim template is not checked (SpecNotices).
     if (claim != null && storage.getEmptyDir() == null) {
-      templateMetadata("spec.storage.volumeClaimTemplate.metadata", claim.getMetadata());
+      templates().metadata("spec.storage.volumeClaimTemplate.metadata", claim.getMetadata());
       String field = "spec.storage.volumeClaimTemplate.spec.resources.requests.storage";
       Quantity size =
           claim.getSpec() == null || claim.getSpec().getResources() == null

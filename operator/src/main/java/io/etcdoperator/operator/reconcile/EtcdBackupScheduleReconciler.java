@@ -2,18 +2,15 @@ package io.etcdoperator.operator.reconcile;
 
 import io.etcdoperator.api.v1alpha1.EtcdBackup;
 import io.etcdoperator.api.v1alpha1.EtcdBackupSchedule;
-import io.etcdoperator.api.v1alpha1.EtcdBackupScheduleSpec;
 import io.etcdoperator.api.v1alpha1.EtcdBackupScheduleStatus;
-import io.etcdoperator.api.v1alpha1.EtcdBackupSpec;
 import io.etcdoperator.api.v1alpha1.EtcdCluster;
 import io.etcdoperator.operator.metrics.OperatorMetrics;
 import io.etcdoperator.operator.model.BackupPods;
-import io.etcdoperator.operator.model.BackupSpecs;
 import io.etcdoperator.operator.model.Cron;
 import io.etcdoperator.operator.model.Names;
 import io.etcdoperator.operator.model.Security;
 import io.etcdoperator.operator.plan.SchedulePlan;
-import io.fabric8.kubernetes.api.model.Condition;
+import io.etcdoperator.operator.plan.ScheduleViews;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
@@ -28,9 +25,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import org.slf4j.Logger;
@@ -102,7 +97,9 @@ public final class EtcdBackupScheduleReconciler implements Reconciler<EtcdBackup
             .withLabel(Names.SCHEDULE_LABEL, meta.getName())
             .list()
             .getItems();
-    SchedulePlan.Decision d = SchedulePlan.decide(view(schedule, owned), schedule.getStatus());
+    SchedulePlan.Decision d =
+        SchedulePlan.decide(
+            ScheduleViews.of(schedule, owned, clock.instant()), schedule.getStatus());
     d.create().ifPresent(c -> create(client, schedule, c));
     for (String name : d.delete()) {
       LOG.info(
@@ -171,7 +168,7 @@ public final class EtcdBackupScheduleReconciler implements Reconciler<EtcdBackup
     boolean valid =
         d.status().getConditions().stream()
             .noneMatch(c -> "Ready".equals(c.getType()) && "False".equals(c.getStatus()));
-    if (!continuous(schedule.getSpec()) || !valid) {
+    if (!ScheduleViews.continuous(schedule.getSpec()) || !valid) {
       if (pod != null) {
         pods.withName(pod.getMetadata().getName()).delete();
       }
@@ -213,89 +210,10 @@ public final class EtcdBackupScheduleReconciler implements Reconciler<EtcdBackup
             + log;
   }
 
-  private SchedulePlan.View view(EtcdBackupSchedule schedule, List<EtcdBackup> owned) {
-    var meta = schedule.getMetadata();
-    EtcdBackupScheduleSpec spec = schedule.getSpec();
-    List<String> problems = new ArrayList<>();
-    if (spec.getClusterRef() == null || spec.getClusterRef().getName() == null) {
-      problems.add("spec.clusterRef.name: clusterRef.name is required");
-    }
-    problems.addAll(BackupSpecs.destination(spec.getDestination(), "spec.destination", false));
-    var retention = spec.getRetention();
-    int keepLast =
-        retention != null && retention.getKeepLast() != null
-            ? retention.getKeepLast()
-            : spec.getSuccessfulJobsHistoryLimit() == null
-                ? 3
-                : spec.getSuccessfulJobsHistoryLimit();
-    List<SchedulePlan.OwnedBackup> backups = new ArrayList<>();
-    for (EtcdBackup b : owned) {
-      if (b.getMetadata().getDeletionTimestamp() != null) {
-        continue;
-      }
-      var status = b.getStatus();
-      Map<String, String> annotations =
-          b.getMetadata().getAnnotations() == null ? Map.of() : b.getMetadata().getAnnotations();
-      Instant scheduledAt =
-          Optional.ofNullable(annotations.get(Names.SCHEDULED_AT_ANNOTATION))
-              .map(Instant::parse)
-              .orElse(Instant.parse(b.getMetadata().getCreationTimestamp()));
-      Optional<Condition> failed =
-          status == null
-              ? Optional.empty()
-              : status.getConditions().stream()
-                  .filter(c -> "Failed".equals(c.getType()) && "True".equals(c.getStatus()))
-                  .findFirst();
-      backups.add(
-          new SchedulePlan.OwnedBackup(
-              b.getMetadata().getName(),
-              scheduledAt,
-              status == null ? null : status.getPhase(),
-              Optional.ofNullable(status == null ? null : status.getCompletionTime())
-                  .map(Instant::parse),
-              failed.map(Condition::getReason).orElse(""),
-              failed.map(Condition::getMessage).orElse("")));
-    }
-    return new SchedulePlan.View(
-        clock.instant(),
-        meta.getName(),
-        spec.getSchedule(),
-        Instant.parse(meta.getCreationTimestamp()),
-        problems,
-        keepLast,
-        retention == null || retention.getKeepFor() == null ? "" : retention.getKeepFor(),
-        spec.getFailedJobsHistoryLimit() == null ? 1 : spec.getFailedJobsHistoryLimit(),
-        Optional.ofNullable(schedule.getStatus())
-            .map(s -> s.getLastScheduleTime())
-            .map(Instant::parse),
-        backups,
-        continuous(spec));
-  }
-
-  /** Whether {@code spec.continuous.enabled}. */
-  private static boolean continuous(EtcdBackupScheduleSpec spec) {
-    return spec.getContinuous() != null && Boolean.TRUE.equals(spec.getContinuous().getEnabled());
-  }
-
   private static void create(
       KubernetesClient client, EtcdBackupSchedule schedule, SchedulePlan.Create c) {
     var meta = schedule.getMetadata();
-    EtcdBackup b = new EtcdBackup();
-    b.getMetadata().setName(c.name());
-    b.getMetadata().setNamespace(meta.getNamespace());
-    b.getMetadata().setLabels(Map.of(Names.SCHEDULE_LABEL, meta.getName()));
-    b.getMetadata()
-        .setAnnotations(
-            Map.of(
-                Names.SCHEDULED_AT_ANNOTATION,
-                c.scheduledAt().toString(),
-                Names.DELETE_DATA_ANNOTATION,
-                "true"));
-    // no owner reference: deleting the schedule keeps its backups and their data
-    EtcdBackupSpec spec = new EtcdBackupSpec();
-    spec.setClusterRef(schedule.getSpec().getClusterRef());
-    spec.setDestination(schedule.getSpec().getDestination());
-    b.setSpec(spec);
+    EtcdBackup b = ScheduleViews.backup(schedule, c);
     try {
       client.resource(b).create();
       LOG.info(
