@@ -156,6 +156,15 @@ public final class RestoreAgent {
     try (InputStream in = open(store, r.key());
         OutputStream out = Files.newOutputStream(file)) {
       got = SnapshotCheck.copy(in, out);
+    } catch (Refused e) {
+      deleteTree(work);
+      throw e;
+    } catch (IOException e) {
+      // The store failed mid-download (a read timed out, the connection broke): the part fetched
+      // is dropped, nothing is restored, and the message names the source.
+      deleteTree(work);
+      throw new Refused(
+          "cannot read the source " + uri + ": the download broke off: " + e.getMessage(), e);
     }
     if (manifest.isPresent()) {
       Manifest m = manifest.get();

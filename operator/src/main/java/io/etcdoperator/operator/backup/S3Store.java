@@ -66,6 +66,28 @@ public final class S3Store implements SnapshotStore {
       String bucket,
       String accessKeyId,
       String secretAccessKey) {
+    this(
+        endpoint,
+        region,
+        forcePathStyle,
+        bucket,
+        accessKeyId,
+        secretAccessKey,
+        Duration.ofSeconds(60));
+  }
+
+  /**
+   * The same, with {@code socketTimeout}: how long a read may wait for the next byte before the
+   * call fails (a store that stalls mid-download fails the restore after it, not never).
+   */
+  S3Store(
+      String endpoint,
+      String region,
+      boolean forcePathStyle,
+      String bucket,
+      String accessKeyId,
+      String secretAccessKey,
+      Duration socketTimeout) {
     this.bucket = bucket;
     this.endpoint = endpoint;
     this.s3 =
@@ -81,7 +103,7 @@ public final class S3Store implements SnapshotStore {
             .httpClient(
                 UrlConnectionHttpClient.builder()
                     .connectionTimeout(Duration.ofSeconds(10))
-                    .socketTimeout(Duration.ofSeconds(60))
+                    .socketTimeout(socketTimeout)
                     .build())
             .build();
   }

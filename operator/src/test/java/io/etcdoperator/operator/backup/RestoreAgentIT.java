@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.etcdoperator.operator.etcd.JetcdEtcdService;
 import io.etcdoperator.operator.model.Manifest;
 import io.etcdoperator.testing.EtcdKv;
+import io.etcdoperator.testing.FaultyHttpProxy;
 import io.etcdoperator.testing.LocalEtcdCluster;
 import io.etcdoperator.testing.LocalEtcdMember;
 import io.etcdoperator.testing.S3ProxyServer;
@@ -143,6 +144,75 @@ class RestoreAgentIT {
         .isInstanceOf(RestoreAgent.Refused.class)
         .hasMessageContainingAll(says);
     assertThat(m.dataDir()).doesNotExist();
+  }
+
+  /**
+   * The store answers 500 to every read of the snapshot (s3proxy behind {@link FaultyHttpProxy}):
+   * refused, naming the source and the answer, after the SDK's own retries; nothing left where the
+   * member's data goes.
+   */
+  @Test
+  void aStoreThatAnswers500IsRefusedNamingIt() throws Exception {
+    try (FaultyHttpProxy proxy = FaultyHttpProxy.in(s3.endpoint());
+        S3Store behind =
+            new S3Store(
+                proxy.endpoint(),
+                null,
+                true,
+                BUCKET,
+                S3ProxyServer.ACCESS_KEY,
+                S3ProxyServer.SECRET_KEY,
+                Duration.ofSeconds(5))) {
+      proxy.fail("^GET /backups/good\\.db[ ?]", FaultyHttpProxy.Fault.ERROR_500, 0);
+      LocalEtcdMember m = cluster.newMember("refused-500");
+      assertThatThrownBy(
+              () ->
+                  new RestoreAgent(Clock.systemUTC(), line -> {})
+                      .run(request(m, "good.db", "new"), behind, tools))
+          .isInstanceOf(RestoreAgent.Refused.class)
+          .hasMessageContaining("cannot read the source")
+          .hasMessageContaining("500");
+      assertThat(proxy.faulted()).isPositive();
+      assertThat(m.dataDir()).doesNotExist();
+    }
+  }
+
+  /**
+   * The store sends the first half of the snapshot and then nothing, the connection left open: the
+   * restore fails once the socket timeout passes (5 s here, 60 s in the product), refused naming
+   * the source; nothing left where the member's data goes, so etcd cannot start on half a snapshot
+   * or empty in its place.
+   */
+  @Test
+  void aStoreThatStallsMidDownloadIsRefusedAfterTheTimeout() throws Exception {
+    try (FaultyHttpProxy proxy = FaultyHttpProxy.in(s3.endpoint());
+        S3Store behind =
+            new S3Store(
+                proxy.endpoint(),
+                null,
+                true,
+                BUCKET,
+                S3ProxyServer.ACCESS_KEY,
+                S3ProxyServer.SECRET_KEY,
+                Duration.ofSeconds(5))) {
+      proxy.fail(
+          "^GET /backups/good\\.db[ ?]", FaultyHttpProxy.Fault.STALL, (int) backup.sizeBytes() / 2);
+      LocalEtcdMember m = cluster.newMember("refused-stall");
+      long start = System.nanoTime();
+      assertThatThrownBy(
+              () ->
+                  new RestoreAgent(Clock.systemUTC(), line -> {})
+                      .run(request(m, "good.db", "new"), behind, tools))
+          .isInstanceOf(RestoreAgent.Refused.class)
+          .hasMessageContaining("cannot read the source s3://backups/good.db")
+          .hasMessageContaining("broke off");
+      assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(60));
+      assertThat(proxy.faulted()).isPositive();
+      assertThat(m.dataDir()).doesNotExist();
+      assertThat(m.dataDir().resolveSibling(m.dataDir().getFileName() + ".restore"))
+          .as("the part fetched is dropped")
+          .doesNotExist();
+    }
   }
 
   @Test
