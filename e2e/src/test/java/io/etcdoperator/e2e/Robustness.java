@@ -948,6 +948,20 @@ final class Robustness {
         "");
   }
 
+  /** Observed generation and the Ready condition, as the member-list check saw them. */
+  private static String statusLine(Cluster test) {
+    var s = test.status();
+    if (s == null) {
+      return "none";
+    }
+    return "observedGeneration="
+        + s.getObservedGeneration()
+        + " Ready="
+        + E2E.condition(s, "Ready")
+            .map(c -> c.getStatus() + "/" + c.getReason() + " (" + c.getMessage() + ")")
+            .orElse("absent");
+  }
+
   private static Checker.Property memberList(Cluster test, Target target) {
     boolean ok = test.converged(target.generation(), target.members());
     return new Checker.Property(
@@ -961,7 +975,13 @@ final class Robustness {
                     "etcd lists "
                         + test.memberList().map(Object::toString).orElse("nothing")
                         + ", the spec asks for "
-                        + target.members())),
+                        + target.members()
+                        + " at generation "
+                        + target.generation()
+                        + "; status "
+                        + statusLine(test)
+                        + "; pods "
+                        + test.podNames(true))),
         "");
   }
 }

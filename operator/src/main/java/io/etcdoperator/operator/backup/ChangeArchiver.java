@@ -2,6 +2,7 @@ package io.etcdoperator.operator.backup;
 
 import io.etcdoperator.operator.etcd.ChangeEvent;
 import io.etcdoperator.operator.etcd.EtcdService;
+import io.etcdoperator.operator.etcd.EtcdStatus;
 import io.etcdoperator.operator.model.Manifest;
 import java.io.IOException;
 import java.time.Clock;
@@ -129,6 +130,13 @@ public final class ChangeArchiver {
     LinkedBlockingQueue<List<ChangeEvent>> queue = new LinkedBlockingQueue<>();
     AtomicReference<String> ended = new AtomicReference<>();
     long next = from;
+    // Each chunk names the cluster it was read from: a point-in-time restore replays a log only
+    // over a full backup of the same cluster.
+    EtcdStatus status = etcd.status(r.cluster(), r.endpoint());
+    if (!status.reachable() || status.clusterId() == 0) {
+      throw new IOException("cannot read the cluster ID at " + r.endpoint());
+    }
+    String clusterId = Long.toHexString(status.clusterId());
     try (AutoCloseable watch =
         etcd.watchChanges(
             r.cluster(), r.endpoint(), from, (events, rev) -> queue.add(events), ended::set)) {
@@ -145,7 +153,7 @@ public final class ChangeArchiver {
           buffer.addAll(got);
         }
         if (System.nanoTime() >= flushAt) {
-          next = flush(r, store, next, buffer, first);
+          next = flush(r, store, next, buffer, first, clusterId);
           buffer = new ArrayList<>();
           first = null;
           flushAt = System.nanoTime() + r.flushEvery().toNanos();
@@ -155,7 +163,7 @@ public final class ChangeArchiver {
       for (List<ChangeEvent> got = queue.poll(); got != null; got = queue.poll()) {
         buffer.addAll(got);
       }
-      next = flush(r, store, next, buffer, first == null ? clock.instant() : first);
+      next = flush(r, store, next, buffer, first == null ? clock.instant() : first, clusterId);
     } catch (IOException | InterruptedException e) {
       throw e;
     } catch (Exception e) {
@@ -173,14 +181,24 @@ public final class ChangeArchiver {
 
   /** Writes the buffered revisions as one chunk; returns the next revision to record. */
   private long flush(
-      Request r, SnapshotStore store, long next, List<ChangeEvent> buffer, Instant first)
+      Request r,
+      SnapshotStore store,
+      long next,
+      List<ChangeEvent> buffer,
+      Instant first,
+      String clusterId)
       throws IOException {
     if (buffer.isEmpty()) {
       return next;
     }
     ChangeChunk c =
         new ChangeChunk(
-            next, buffer.get(buffer.size() - 1).revision(), first, clock.instant(), buffer);
+            next,
+            buffer.get(buffer.size() - 1).revision(),
+            first,
+            clock.instant(),
+            clusterId,
+            buffer);
     store.put(c.key(r.log()), c.encode());
     return c.to() + 1;
   }

@@ -17,19 +17,29 @@ import java.util.List;
 
 /**
  * One chunk of a cluster's change log: every change of the revisions {@code from..to} (inclusive;
- * chunks follow each other without gap), when the archiver saw the first and the last, and the
- * sha256 of its body. Stored as {@code <log>/<from:20 digits>-<to:20 digits>.chunk}, so that keys
- * sort in revision order: a first line of JSON (the header: format, from, to, times, count,
- * sha256), then one JSON line per change ({@code r} revision, {@code d} delete, {@code k} key and
- * {@code v} value in base64).
+ * chunks follow each other without gap), when the archiver saw the first and the last, the etcd
+ * cluster it was read from, and the sha256 of its body. Stored as {@code <log>/<from:20
+ * digits>-<to:20 digits>.chunk}, so that keys sort in revision order: a first line of JSON (the
+ * header: format, from, to, times, cluster ID, count, sha256), then one JSON line per change
+ * ({@code r} revision, {@code d} delete, {@code k} key and {@code v} value in base64).
  */
 public record ChangeChunk(
-    long from, long to, Instant firstSeen, Instant lastSeen, List<ChangeEvent> events) {
+    long from,
+    long to,
+    Instant firstSeen,
+    Instant lastSeen,
+    String clusterId,
+    List<ChangeEvent> events) {
   public static final String FORMAT = "etcd-operator.changes/v1";
   public static final String SUFFIX = ".chunk";
   private static final ObjectMapper JSON = new ObjectMapper();
 
+  /**
+   * @param clusterId the etcd cluster ID (hex) the changes were read from; "" when not known (a
+   *     chunk written before chunks carried it)
+   */
   public ChangeChunk {
+    clusterId = clusterId == null ? "" : clusterId;
     events = List.copyOf(events);
   }
 
@@ -75,6 +85,9 @@ public record ChangeChunk(
     h.put("to", to);
     h.put("firstSeen", firstSeen.toString());
     h.put("lastSeen", lastSeen.toString());
+    if (!clusterId.isEmpty()) {
+      h.put("clusterId", clusterId);
+    }
     h.put("changes", events.size());
     h.put("sha256", sha256(bodyBytes));
     byte[] header = (h.toString() + "\n").getBytes(StandardCharsets.UTF_8);
@@ -130,6 +143,7 @@ public record ChangeChunk(
         h.path("to").asLong(),
         Instant.parse(h.path("firstSeen").asText()),
         Instant.parse(h.path("lastSeen").asText()),
+        h.path("clusterId").asText(""),
         events);
   }
 

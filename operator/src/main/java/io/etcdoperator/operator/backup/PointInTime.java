@@ -29,7 +29,10 @@ import java.util.function.Consumer;
  *       directory). Its revision B is exactly the backup's.
  *   <li>The chunks of the log that reach past B, in order: refused unless they follow each other
  *       without gap from at most B+1 to at least the target (a compacted gap, a missing chunk, a
- *       log that stops short are named). Each chunk's sha256 is checked as it is read.
+ *       log that stops short are named). Each chunk's sha256 is checked as it is read, and so is
+ *       its cluster: a chunk read from another etcd cluster than the full backup's (its manifest
+ *       says which) is refused, since replaying one cluster's changes over another's data would
+ *       make a cluster that never existed.
  *   <li>Replay every revision after B up to the target, one transaction per revision: etcd gives it
  *       the next revision, which must be the one it had (anything else is refused as a replay that
  *       diverged). A time target stops before the first chunk the archiver finished after that
@@ -55,8 +58,18 @@ final class PointInTime {
   /** The snapshot file as of the target, and its revision. */
   record Result(Path snapshot, long revision) {}
 
+  /**
+   * @param baseClusterId the cluster ID (hex) of the full backup, from its manifest; empty without
+   *     one
+   */
   Result replay(
-      Path base, SnapshotStore store, String log, Target target, EtcdTools tools, Path work)
+      Path base,
+      Optional<String> baseClusterId,
+      SnapshotStore store,
+      String log,
+      Target target,
+      EtcdTools tools,
+      Path work)
       throws IOException {
     int client = freePort();
     int peer = freePort();
@@ -83,7 +96,7 @@ final class PointInTime {
     String key = "pitr/" + client;
     try {
       long b = awaitRevision(key, clientUrl, etcdProcess);
-      long reached = replayChunks(key, clientUrl, b, store, log, target);
+      long reached = replayChunks(key, clientUrl, b, baseClusterId, store, log, target);
       Path out = work.resolve("pitr.db");
       try (OutputStream o = Files.newOutputStream(out)) {
         etcd.snapshot(key, clientUrl, o, Duration.ofSeconds(30), Duration.ofMinutes(30));
@@ -125,7 +138,13 @@ final class PointInTime {
   }
 
   private long replayChunks(
-      String key, String url, long base, SnapshotStore store, String log, Target target)
+      String key,
+      String url,
+      long base,
+      Optional<String> baseClusterId,
+      SnapshotStore store,
+      String log,
+      Target target)
       throws IOException {
     List<String> chunks = new ArrayList<>();
     for (String k : store.list(log)) {
@@ -163,6 +182,18 @@ final class PointInTime {
       } catch (IOException e) {
         throw new RestoreAgent.Refused(e.getMessage(), e);
       }
+      if (baseClusterId.isPresent()
+          && !c.clusterId().isEmpty()
+          && !sameCluster(c.clusterId(), baseClusterId.get())) {
+        throw new RestoreAgent.Refused(
+            store.uri(k)
+                + " holds changes of etcd cluster "
+                + c.clusterId()
+                + ", but the full backup is of cluster "
+                + baseClusterId.get()
+                + ": a change log is replayed only over a backup of its own cluster",
+            null);
+      }
       if (target.time().isPresent() && c.lastSeen().isAfter(target.time().get())) {
         break;
       }
@@ -195,6 +226,15 @@ final class PointInTime {
           null);
     }
     return reached;
+  }
+
+  /** Two cluster IDs in hex, whatever their leading zeros. */
+  static boolean sameCluster(String a, String b) {
+    try {
+      return Long.parseUnsignedLong(a, 16) == Long.parseUnsignedLong(b, 16);
+    } catch (NumberFormatException e) {
+      return a.equalsIgnoreCase(b);
+    }
   }
 
   private long apply(String key, String url, List<ChangeEvent> oneRevision) throws IOException {

@@ -204,6 +204,7 @@ public final class RestoreAgent {
           new PointInTime(etcd, progress)
               .replay(
                   file,
+                  manifest.map(Manifest::clusterId).filter(id -> id != null && !id.isEmpty()),
                   store,
                   r.changeLog(),
                   new PointInTime.Target(r.targetRevision(), r.targetTime()),

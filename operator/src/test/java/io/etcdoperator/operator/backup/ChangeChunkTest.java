@@ -17,6 +17,7 @@ class ChangeChunkTest {
           43,
           Instant.parse("2026-11-29T10:00:00Z"),
           Instant.parse("2026-11-29T10:00:01Z"),
+          "cdf818194e3a8c32",
           List.of(
               new ChangeEvent(41, false, b("a"), b("1"), 0),
               new ChangeEvent(42, true, b("b"), new byte[0], 0),
@@ -32,6 +33,7 @@ class ChangeChunkTest {
     assertThat(back.from()).isEqualTo(41);
     assertThat(back.to()).isEqualTo(43);
     assertThat(back.events()).hasSize(3);
+    assertThat(back.clusterId()).isEqualTo("cdf818194e3a8c32");
     assertThat(back.events().get(1).delete()).isTrue();
     assertThat(back.events().get(2).key()).isEqualTo(b("c\n\"x"));
     assertThat(back.events().get(2).value()).containsExactly(0, 1, 2);

@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.etcdoperator.operator.etcd.ChangeEvent;
 import io.etcdoperator.operator.etcd.JetcdEtcdService;
+import io.etcdoperator.operator.model.Manifest;
 import io.etcdoperator.testing.EtcdKv;
 import io.etcdoperator.testing.LocalEtcdCluster;
 import io.etcdoperator.testing.LocalEtcdMember;
@@ -26,8 +28,9 @@ import org.junit.jupiter.api.io.TempDir;
  * full backup, the archiver recording every change while a writer writes, the cluster's only member
  * killed (its data taken to be gone); then the recovery point is measured (acknowledged writes the
  * newest restorable point lacks), and restores to a revision in the middle, to the newest point and
- * to a time hold exactly the acknowledged writes up to it, checked against the writer's log. A
- * target the log does not reach is refused.
+ * to a time hold exactly the acknowledged writes up to it, checked against the writer's log. Every
+ * chunk names the cluster it was read from; a chunk of another cluster in the log, and a target the
+ * log does not reach, are refused.
  */
 class ContinuousBackupIT {
   @TempDir Path dir;
@@ -57,14 +60,16 @@ class ContinuousBackupIT {
       AtomicBoolean stop = new AtomicBoolean();
       Thread archiver;
       Instant middleTime;
+      Manifest full;
       try (RecordingWriter w =
           RecordingWriter.builder(List.of(url))
               .rate(100)
               .maxDuration(Duration.ofMinutes(1))
               .start()) {
         await().atMost(Duration.ofSeconds(10)).until(() -> w.acknowledgedCount() > 50);
-        new BackupAgent(etcd, Clock.systemUTC())
-            .run(new BackupAgent.Request("it/c", "c-0", url, "test/nightly-1.db"), store);
+        full =
+            new BackupAgent(etcd, Clock.systemUTC())
+                .run(new BackupAgent.Request("it/c", "c-0", url, "test/nightly-1.db"), store);
         archiver =
             new Thread(
                 () -> {
@@ -132,6 +137,15 @@ class ContinuousBackupIT {
               cluster, etcd, kv, store, tools, "to-time", 0, Optional.of(middleTime), acked, -1);
       assertThat(atTime).isLessThan(newestPoint);
 
+      // every chunk names the cluster it was read from: the full backup's
+      String clusterId = full.clusterId();
+      for (String k : store.list("test/nightly.changes")) {
+        try (var in = store.open(k)) {
+          assertThat(ChangeChunk.decode(in.readAllBytes(), k).clusterId())
+              .as(k)
+              .isEqualTo(clusterId);
+        }
+      }
       LocalEtcdMember m = cluster.newMember("too-far");
       assertThatThrownBy(
               () ->
@@ -139,6 +153,32 @@ class ContinuousBackupIT {
                       .run(request(m, newestPoint + 1000, Optional.empty()), store, tools))
           .isInstanceOf(RestoreAgent.Refused.class)
           .hasMessageContaining("short of the target " + (newestPoint + 1000));
+      // another cluster's changes in this log (a log path reused by a cluster created again under
+      // the same name): a restore that would replay them over this backup is refused
+      ChangeChunk foreign =
+          new ChangeChunk(
+              newestPoint + 1,
+              newestPoint + 1,
+              Instant.now(),
+              Instant.now(),
+              "deadbeef00c0ffee",
+              List.of(
+                  new ChangeEvent(
+                      newestPoint + 1,
+                      false,
+                      "foreign".getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                      "x".getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                      0)));
+      store.put(foreign.key("test/nightly.changes"), foreign.encode());
+      LocalEtcdMember f = cluster.newMember("foreign");
+      assertThatThrownBy(
+              () ->
+                  new RestoreAgent(Clock.systemUTC(), line -> {}, etcd)
+                      .run(request(f, newestPoint + 1, Optional.empty()), store, tools))
+          .isInstanceOf(RestoreAgent.Refused.class)
+          .hasMessageContaining("holds changes of etcd cluster deadbeef00c0ffee")
+          .hasMessageContaining("the full backup is of cluster " + clusterId);
+      assertThat(f.dataDir()).doesNotExist();
     }
   }
 
