@@ -962,8 +962,23 @@ final class Robustness {
             .orElse("absent");
   }
 
+  /**
+   * The member list at the end, once the workload stopped: given up to a minute to settle, since
+   * the last of the workload's writes may have started work the operator is still doing (a NOSPACE
+   * that the workload's own writes raised again under the no-space action's small quota is
+   * recovered member by member).
+   */
   private static Checker.Property memberList(Cluster test, Target target) {
-    boolean ok = test.converged(target.generation(), target.members());
+    boolean ok;
+    try {
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .pollInterval(Duration.ofMillis(200))
+          .until(() -> test.converged(target.generation(), target.members()));
+      ok = true;
+    } catch (ConditionTimeoutException e) {
+      ok = false;
+    }
     return new Checker.Property(
         MEMBER_LIST,
         target.members(),
