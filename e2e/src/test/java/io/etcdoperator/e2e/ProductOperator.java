@@ -23,9 +23,11 @@ final class ProductOperator implements AutoCloseable {
   static final Path JAR = Path.of("..", "product", "target", "etcd-operator.jar");
 
   final Process process;
+  private final int port;
 
-  private ProductOperator(Process process) {
+  private ProductOperator(Process process, int port) {
     this.process = process;
+    this.port = port;
   }
 
   /** Starts it, its output (stdout and stderr) to {@code log}. */
@@ -56,7 +58,7 @@ final class ProductOperator implements AutoCloseable {
     pb.environment().remove("KUBECONFIG");
     pb.redirectErrorStream(true);
     pb.redirectOutput(log.toFile());
-    return new ProductOperator(pb.start());
+    return new ProductOperator(pb.start(), port);
   }
 
   boolean isAlive() {
@@ -92,6 +94,23 @@ final class ProductOperator implements AutoCloseable {
       throw new IOException("no Total line from jcmd: " + out);
     }
     return classes;
+  }
+
+  /** Classes loaded in its JVM now, as its metrics say ({@code jvm_classes_loaded_classes}). */
+  long classesLoaded() throws IOException, InterruptedException {
+    var http = java.net.http.HttpClient.newHttpClient();
+    String page =
+        http.send(
+                java.net.http.HttpRequest.newBuilder(
+                        java.net.URI.create("http://127.0.0.1:" + port + "/metrics"))
+                    .build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString())
+            .body();
+    return page.lines()
+        .filter(l -> l.startsWith("jvm_classes_loaded_classes"))
+        .mapToLong(l -> (long) Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)))
+        .findFirst()
+        .orElseThrow(() -> new IOException("no jvm_classes_loaded_classes in its metrics"));
   }
 
   /** The bytes of the objects alive in its heap (see {@link #liveHeap}). */

@@ -15,6 +15,7 @@ import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
 import io.javaoperatorsdk.operator.Operator;
 import io.javaoperatorsdk.operator.api.config.LeaderElectionConfigurationBuilder;
 import io.javaoperatorsdk.operator.monitoring.micrometer.MicrometerMetrics;
+import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
@@ -64,6 +65,7 @@ public final class EtcdOperator implements AutoCloseable {
     JulBridge.install();
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     new JvmMemoryMetrics().bindTo(registry);
+    new ClassLoaderMetrics().bindTo(registry);
     new JvmThreadMetrics().bindTo(registry);
     new JvmGcMetrics().bindTo(registry);
     AtomicBoolean leading = new AtomicBoolean(settings.leaderElection().isEmpty());

@@ -242,6 +242,11 @@ final class OperatorProcess implements OperatorLauncher {
     return (long) Metrics.sum(metrics(), "jvm_memory_used_bytes", l -> l.contains("area=\"heap\""));
   }
 
+  /** Classes loaded in the operator's JVM now (its metrics' {@code jvm_classes_loaded}). */
+  long classesLoaded() throws IOException, InterruptedException {
+    return (long) Metrics.sum(metrics(), "jvm_classes_loaded_classes", l -> true);
+  }
+
   /** Runs a diagnostic command in the operator's JVM (as the {@code jcmd} tool does). */
   void jcmd(String... command) throws IOException, InterruptedException {
     List<String> cmd = new ArrayList<>();

@@ -165,8 +165,12 @@ public final class ScaleBenchmarkCommand implements Callable<Integer> {
       Idle base = Idle.measure(operator, sandbox, Duration.ofSeconds(10));
       long heap0 = operator.liveHeapBytes();
       System.out.printf(
-          "no cluster:    CPU %.1f %% of a core, RSS %d MiB, live heap %.1f MiB%n",
-          base.cpuShare() * 100, operator.status("VmRSS") / 1024, heap0 / 1048576.0);
+          "no cluster:    CPU %.1f %% of a core, RSS %d MiB, live heap %.1f MiB, %d classes"
+              + " loaded%n",
+          base.cpuShare() * 100,
+          operator.status("VmRSS") / 1024,
+          heap0 / 1048576.0,
+          operator.classesLoaded());
 
       long t0 = System.nanoTime();
       for (int i = 0; i < n; i++) {
@@ -207,12 +211,13 @@ public final class ScaleBenchmarkCommand implements Callable<Integer> {
       System.out.printf("busiest:       %s%n", idle.busiestThreads(8));
       System.out.printf(
           "memory:        RSS %d MiB (peak %d MiB), %d threads, live heap %.1f MiB, %.1f KiB per"
-              + " cluster over the baseline%n",
+              + " cluster over the baseline, %d classes loaded%n",
           operator.status("VmRSS") / 1024,
           operator.status("VmHWM") / 1024,
           operator.status("Threads"),
           heap / 1048576.0,
-          (heap - heap0) / 1024.0 / n);
+          (heap - heap0) / 1024.0 / n,
+          operator.classesLoaded());
 
       injectFailures(n, sandbox, watch);
       coldStart(n, operator);
