@@ -18,6 +18,8 @@ import io.etcdoperator.testing.robustness.HistoryFile;
 import io.etcdoperator.testing.robustness.Op;
 import io.etcdoperator.testing.robustness.Violation;
 import io.etcdoperator.testing.robustness.Workload;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.math.BigInteger;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -780,14 +782,12 @@ final class Robustness {
       if (action == Action.NODE_LOST) {
         faults().nodeUp(node);
       }
+      // A merge patch, not an edit: the node's own heartbeat updates it meanwhile, and an edit
+      // carries the resourceVersion it read (seed 31107 met the 409 Conflict).
       e2e.client()
           .nodes()
           .withName(node)
-          .edit(
-              n -> {
-                n.getSpec().setUnschedulable(false);
-                return n;
-              });
+          .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"spec\":{\"unschedulable\":false}}");
     }
   }
 
