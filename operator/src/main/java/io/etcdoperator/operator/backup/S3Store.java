@@ -19,14 +19,12 @@ import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
 import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
-import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.CompletedPart;
-import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
 import software.amazon.awssdk.services.s3.model.S3Exception;
 
 /**
@@ -199,49 +197,7 @@ public final class S3Store implements SnapshotStore {
   }
 
   StoreException translate(String key, Throwable e) {
-    String where = uri(key) + " at " + endpoint;
-    if (e instanceof NoSuchKeyException) {
-      return new StoreException(StoreException.Kind.NOT_FOUND, where + " does not exist", e);
-    }
-    if (e instanceof S3Exception s) {
-      String code = s.awsErrorDetails() == null ? "" : s.awsErrorDetails().errorCode();
-      String said = code + " (HTTP " + s.statusCode() + ")";
-      if ("NoSuchBucket".equals(code)) {
-        return new StoreException(
-            StoreException.Kind.NOT_FOUND,
-            "bucket " + bucket + " does not exist at " + endpoint,
-            e);
-      }
-      if (s.statusCode() == 404) {
-        return new StoreException(StoreException.Kind.NOT_FOUND, where + " does not exist", e);
-      }
-      if (s.statusCode() == 403 || s.statusCode() == 401) {
-        return new StoreException(
-            StoreException.Kind.ACCESS_DENIED,
-            "the store refused the credentials for "
-                + where
-                + ": "
-                + said
-                + "; check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY in credentialsSecretRef",
-            e);
-      }
-      return new StoreException(StoreException.Kind.FAILED, where + ": " + said, e);
-    }
-    if (e instanceof SdkClientException) {
-      return new StoreException(
-          StoreException.Kind.UNREACHABLE,
-          "cannot reach the object store at " + endpoint + ": " + rootMessage(e),
-          e);
-    }
-    return new StoreException(StoreException.Kind.FAILED, where + ": " + rootMessage(e), e);
-  }
-
-  private static String rootMessage(Throwable e) {
-    Throwable t = e;
-    while (t.getCause() != null && t.getCause() != t) {
-      t = t.getCause();
-    }
-    return t == e ? String.valueOf(e.getMessage()) : e.getMessage() + " (" + t + ")";
+    return S3Errors.translate(uri(key) + " at " + endpoint, endpoint, bucket, e);
   }
 
   /** See the class Javadoc: parts filled here, sent by one background thread. */
