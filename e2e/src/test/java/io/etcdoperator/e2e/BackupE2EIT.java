@@ -256,6 +256,160 @@ class BackupE2EIT {
     assertThat(claim.resolve("nightly/to-claim.db.part")).doesNotExist();
   }
 
+  /**
+   * With a schedule naming the cluster, an upgrade waits for a backup to the schedule's
+   * destination: a failed one holds it (nothing restarts, status names the backup and the ways on),
+   * deleting it takes it again, and the member restarts onto 3.5 only once it is Complete. Scaling
+   * to 0 is backed up the same way: the member runs until its backup is Complete.
+   */
+  @Test
+  void anUpgradeAndAScaleToZeroWaitForABackupAndAFailedOneHoldsTheUpgrade() throws Exception {
+    String name = "upgrading";
+    e2e.apply(UpgradeE2EIT.manifest(name, 1, UpgradeE2EIT.V34));
+    Cluster c = new Cluster(e2e, name);
+    c.awaitConverged(1, 1, Duration.ofMinutes(2));
+    EtcdBackupSchedule schedule =
+        e2e.client()
+            .getKubernetesSerialization()
+            .unmarshal(
+                """
+                apiVersion: etcd.aenix.io/v1alpha1
+                kind: EtcdBackupSchedule
+                metadata:
+                  name: upgrading-yearly
+                  namespace: default
+                spec:
+                  clusterRef:
+                    name: upgrading
+                  schedule: "0 0 1 1 *"
+                  destination:
+                    s3:
+                      endpoint: %s
+                      bucket: backups
+                      key: upgrading
+                      forcePathStyle: true
+                      credentialsSecretRef:
+                        name: s3-wrong
+                """
+                    .formatted(s3.endpoint()),
+                EtcdBackupSchedule.class);
+    e2e.client().resource(schedule).create();
+    String pod = name + "-0";
+    String uid = e2e.client().pods().inNamespace(E2E.NS).withName(pod).get().getMetadata().getUid();
+
+    long generation = c.patchSpec(UpgradeE2EIT.image(UpgradeE2EIT.V35));
+    String backup = name + "-before-upgrade-3-5-30-g" + generation;
+    EtcdBackupStatus failed = awaitPhase(backup, "Failed");
+    assertThat(condition(failed, "Failed").getMessage()).contains("refused the credentials");
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> "True/BackupBeforeChangeFailed".equals(e2e.condition(name, "Degraded")));
+    assertThat(E2E.condition(c.status(), "Degraded").orElseThrow().getMessage())
+        .startsWith("EtcdBackup " + backup + ", taken before the upgrade to etcd 3.5.30, failed")
+        .contains("delete EtcdBackup " + backup, "spec.backupBeforeChanges: BestEffort");
+    // Held: several reconciles on, the member has not restarted and the template is the old one.
+    await()
+        .during(Duration.ofSeconds(3))
+        .atMost(Duration.ofSeconds(5))
+        .until(
+            () ->
+                uid.equals(
+                    e2e.client()
+                        .pods()
+                        .inNamespace(E2E.NS)
+                        .withName(pod)
+                        .get()
+                        .getMetadata()
+                        .getUid()));
+    assertThat(
+            e2e.client()
+                .apps()
+                .statefulSets()
+                .inNamespace(E2E.NS)
+                .withName(name)
+                .get()
+                .getSpec()
+                .getTemplate()
+                .getSpec()
+                .getContainers()
+                .get(0)
+                .getImage())
+        .isEqualTo(UpgradeE2EIT.V34);
+
+    // The way on: right credentials, the failed backup deleted; it is taken again, then the roll.
+    e2e.client()
+        .resources(EtcdBackupSchedule.class)
+        .inNamespace(E2E.NS)
+        .withName("upgrading-yearly")
+        .edit(
+            s -> {
+              s.getSpec()
+                  .getDestination()
+                  .getS3()
+                  .getCredentialsSecretRef()
+                  .setName("s3-credentials");
+              return s;
+            });
+    var backups = e2e.client().resources(EtcdBackup.class).inNamespace(E2E.NS);
+    String failedUid = backups.withName(backup).get().getMetadata().getUid();
+    backups.withName(backup).delete();
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () -> {
+              EtcdBackup b = backups.withName(backup).get();
+              return b != null && !b.getMetadata().getUid().equals(failedUid);
+            });
+    awaitPhase(backup, "Complete");
+    c.awaitConverged(generation, 1, Duration.ofMinutes(3));
+    Pod upgraded = e2e.client().pods().inNamespace(E2E.NS).withName(pod).get();
+    assertThat(upgraded.getMetadata().getUid()).isNotEqualTo(uid);
+    assertThat(java.time.Instant.parse(upgraded.getMetadata().getCreationTimestamp()))
+        .as("the member restarted after its backup was complete")
+        .isAfterOrEqualTo(
+            java.time.Instant.parse(status(backup).getCompletionTime())
+                .truncatedTo(java.time.temporal.ChronoUnit.SECONDS));
+    assertThat(c.status().getMembers().get(0).getVersion()).isEqualTo("3.5.30");
+    assertThat(s3Object("upgrading/" + backup + ".db")).exists();
+
+    // Scaling to 0: the member runs until the backup before it is Complete.
+    long zero = c.scale(0);
+    String hibernation = name + "-before-hibernation-g" + zero;
+    java.util.concurrent.atomic.AtomicBoolean stoppedEarly =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    await()
+        .atMost(BACKUP)
+        .pollInterval(Duration.ofMillis(50))
+        .until(
+            () -> {
+              EtcdBackupStatus s = status(hibernation);
+              boolean complete = s != null && "Complete".equals(s.getPhase());
+              Pod p = e2e.client().pods().inNamespace(E2E.NS).withName(pod).get();
+              if (!complete && (p == null || p.getMetadata().getDeletionTimestamp() != null)) {
+                stoppedEarly.set(true);
+              }
+              return complete;
+            });
+    assertThat(stoppedEarly).as("the member stopped before its backup was complete").isFalse();
+    await()
+        .atMost(Duration.ofMinutes(1))
+        .until(() -> "False/Hibernated".equals(e2e.condition(name, "Ready")));
+    assertThat(
+            e2e
+                .client()
+                .resources(EtcdBackup.class)
+                .inNamespace(E2E.NS)
+                .withLabel(Names.BEFORE_CHANGE_LABEL)
+                .list()
+                .getItems()
+                .stream()
+                .map(b -> b.getMetadata().getName())
+                .sorted()
+                .toList())
+        .containsExactly(hibernation, backup);
+    e2e.client().resource(schedule).delete();
+  }
+
   @Test
   void wrongCredentialsFailNamingThem() {
     apply(s3Backup("wrong-creds", "s3-wrong"));

@@ -99,6 +99,24 @@ public class EtcdClusterSpec {
           + " and its node-bound claim are deleted, and it joins again as a new, empty learner.")
   private String replaceLostMemberAfter;
 
+  @Pattern("^(Required|BestEffort|Never)$")
+  @JsonPropertyDescription(
+      "Whether the operator backs the cluster up before a change it cannot take back: a version"
+          + " upgrade, or scaling to 0. It does when an EtcdBackupSchedule names this cluster,"
+          + " to that schedule's destination (the first schedule by name), and waits for the"
+          + " backup. Required (default): a failed backup holds the change until the backup is"
+          + " deleted (it is taken again) or this field says otherwise. BestEffort: the change"
+          + " goes on after a failed backup. Never: no backup is taken.")
+  private String backupBeforeChanges;
+
+  public String getBackupBeforeChanges() {
+    return backupBeforeChanges;
+  }
+
+  public void setBackupBeforeChanges(String backupBeforeChanges) {
+    this.backupBeforeChanges = backupBeforeChanges;
+  }
+
   public String getReplaceLostMemberAfter() {
     return replaceLostMemberAfter;
   }

@@ -1,13 +1,16 @@
 package io.etcdoperator.operator.act;
 
+import io.etcdoperator.api.v1alpha1.EtcdBackup;
 import io.etcdoperator.operator.model.Maintenance;
 import io.etcdoperator.operator.model.Names;
 import io.etcdoperator.operator.plan.Conditions;
+import io.etcdoperator.operator.plan.ScheduleViews;
 import io.etcdoperator.operator.plan.Step;
 import io.fabric8.kubernetes.api.model.DeletionPropagation;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 
@@ -57,6 +60,19 @@ final class ObjectSteps {
     Pod pod = call.model().orElseThrow().rebuildPod(s.survivorOrdinal());
     call.write("create", "Pod", pod.getMetadata().getName(), () -> client.resource(pod).create());
     return new Outcome.Done("RebuildStarted", s.describe());
+  }
+
+  Outcome createBackup(Step.CreateBackup s) {
+    EtcdBackup backup = ScheduleViews.beforeChange(call.namespace(), call.cluster(), s);
+    try {
+      call.write("create", "EtcdBackup", s.name(), () -> client.resource(backup).create());
+    } catch (KubernetesClientException e) {
+      if (e.getCode() != 409) {
+        throw e;
+      }
+      return new Outcome.Nothing();
+    }
+    return new Outcome.Done("BackupBeforeChange", s.describe());
   }
 
   Outcome deleteRebuildPod(Step.DeleteRebuildPod s) {

@@ -234,6 +234,11 @@ public final class StepExecutor {
     }
 
     @Override
+    public Outcome createBackup(Step.CreateBackup s) {
+      return objects.createBackup(s);
+    }
+
+    @Override
     public Outcome defragment(Step.Defragment s) {
       return maintenance.defragment(s);
     }

@@ -177,6 +177,12 @@ public final class Names {
    */
   public static final String DELETE_DATA_ANNOTATION = ANNOTATION_PREFIX + "delete-data";
 
+  /**
+   * On an EtcdBackup the operator takes before a change it cannot take back: {@code upgrade} or
+   * {@code hibernation}.
+   */
+  public static final String BEFORE_CHANGE_LABEL = ANNOTATION_PREFIX + "before-change";
+
   private static final Pattern POD_NAME = Pattern.compile("(.+)-(\\d+)");
 
   private Names() {}
@@ -218,7 +224,7 @@ public final class Names {
   }
 
   /** {@code name + suffix}, within the 63 characters of a label value and a pod's hostname. */
-  static String shorten(String name, String suffix) {
+  public static String shorten(String name, String suffix) {
     String full = name + suffix;
     if (full.length() <= 63) {
       return full;

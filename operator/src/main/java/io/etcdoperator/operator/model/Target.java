@@ -20,6 +20,7 @@ import java.util.Optional;
  *     changes nothing, and still observes and reports
  * @param replaceLostMemberAfter spec.replaceLostMemberAfter: how long a member whose node is lost
  *     may stay away before it is replaced; empty: never replaced automatically
+ * @param changeBackups what is needed to back the cluster up before an upgrade or scaling to 0
  */
 public record Target(
     String namespace,
@@ -30,9 +31,47 @@ public record Target(
     Rebuild rebuild,
     Optional<String> newestBackup,
     boolean paused,
-    Optional<Duration> replaceLostMemberAfter) {
+    Optional<Duration> replaceLostMemberAfter,
+    ChangeBackups changeBackups) {
   public Target {
     problems = List.copyOf(problems);
+  }
+
+  public Target(
+      String namespace,
+      String name,
+      long generation,
+      Optional<Desired> desired,
+      List<String> problems,
+      Rebuild rebuild,
+      Optional<String> newestBackup,
+      boolean paused,
+      Optional<Duration> replaceLostMemberAfter) {
+    this(
+        namespace,
+        name,
+        generation,
+        desired,
+        problems,
+        rebuild,
+        newestBackup,
+        paused,
+        replaceLostMemberAfter,
+        ChangeBackups.NONE);
+  }
+
+  public Target withChangeBackups(ChangeBackups value) {
+    return new Target(
+        namespace,
+        name,
+        generation,
+        desired,
+        problems,
+        rebuild,
+        newestBackup,
+        paused,
+        replaceLostMemberAfter,
+        value);
   }
 
   public Target(
@@ -58,7 +97,16 @@ public record Target(
 
   public Target withReplaceLostMemberAfter(Optional<Duration> value) {
     return new Target(
-        namespace, name, generation, desired, problems, rebuild, newestBackup, paused, value);
+        namespace,
+        name,
+        generation,
+        desired,
+        problems,
+        rebuild,
+        newestBackup,
+        paused,
+        value,
+        changeBackups);
   }
 
   public Target(
@@ -82,7 +130,8 @@ public record Target(
         rebuild,
         newestBackup,
         value,
-        replaceLostMemberAfter);
+        replaceLostMemberAfter,
+        changeBackups);
   }
 
   public Target(
@@ -114,7 +163,8 @@ public record Target(
         value,
         newestBackup,
         paused,
-        replaceLostMemberAfter);
+        replaceLostMemberAfter,
+        changeBackups);
   }
 
   public Target withNewestBackup(Optional<String> value) {
@@ -127,7 +177,8 @@ public record Target(
         rebuild,
         value,
         paused,
-        replaceLostMemberAfter);
+        replaceLostMemberAfter,
+        changeBackups);
   }
 
   /**

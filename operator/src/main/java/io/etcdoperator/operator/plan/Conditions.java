@@ -27,6 +27,13 @@ public final class Conditions {
   public static final String UPGRADE_STUCK = "UpgradeStuck";
   public static final String UNSUPPORTED_VERSION = "UnsupportedVersionChange";
   public static final String TLS_MODE_CHANGED = "TlsModeChanged";
+
+  /** Taking the backup before an upgrade or scaling to 0 ({@link ChangeBackupRules}). */
+  public static final String BACKING_UP_BEFORE_CHANGE = "BackingUpBeforeChange";
+
+  /** That backup failed, and spec.backupBeforeChanges holds the change. */
+  public static final String BACKUP_BEFORE_CHANGE_FAILED = "BackupBeforeChangeFailed";
+
   public static final String MOVING_TO_TLS = "MovingToTls";
   public static final String CANNOT_REACH_MEMBERS = "CannotReachMembers";
   public static final String CERTIFICATE_INVALID = "CertificateInvalid";

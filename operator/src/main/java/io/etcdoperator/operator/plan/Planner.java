@@ -49,6 +49,10 @@ import java.util.stream.Stream;
  * <p>With quorum held:
  *
  * <ol>
+ *   <li><b>BackupBeforeChange</b>: an EtcdBackupSchedule names the cluster, and an upgrade no
+ *       member started or a scale to 0 is pending: take a backup to the schedule's destination and
+ *       wait for it, the StatefulSet left as it is; a failed one holds the change unless
+ *       spec.backupBeforeChanges says BestEffort ({@link ChangeBackupRules}).
  *   <li><b>Hibernate</b>: scaled to 0: the StatefulSet stops every member.
  *   <li><b>ReplaceCorruptMember</b>: etcd raised CORRUPT: a learner is removed, then the member
  *       whose hash of its data differs from the one a quorum of the voters share (it comes back as
@@ -149,11 +153,12 @@ public final class Planner {
           new SurvivorRebuild.RebuildUnderWay());
 
   /**
-   * With quorum held. Hibernate comes first and takes every cluster scaled to 0, so the rules after
-   * it never see one; InSync comes last and always applies.
+   * With quorum held. The backup before a change comes first, then Hibernate takes every cluster
+   * scaled to 0, so the rules after it never see one; InSync comes last and always applies.
    */
   static final List<Rule> WITH_QUORUM =
       List.of(
+          new ChangeBackupRules.BackupBeforeChange(),
           new MembershipRules.Hibernate(),
           new CorruptionRules.ReplaceCorruptMember(),
           new LearnerRules.UnwantedLearner(),

@@ -7,6 +7,7 @@ import io.etcdoperator.api.v1alpha1.EtcdBackupSpec;
 import io.etcdoperator.operator.model.BackupSpecs;
 import io.etcdoperator.operator.model.Names;
 import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.LocalObjectReference;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -113,6 +114,26 @@ public final class ScheduleViews {
     EtcdBackupSpec spec = new EtcdBackupSpec();
     spec.setClusterRef(schedule.getSpec().getClusterRef());
     spec.setDestination(schedule.getSpec().getDestination());
+    b.setSpec(spec);
+    return b;
+  }
+
+  /**
+   * The EtcdBackup the cluster controller takes before a change ({@code ChangeBackupRules}):
+   * labelled with the cluster and the kind of change. No owner reference, so that it outlives the
+   * cluster it saves, and no {@value Names#DELETE_DATA_ANNOTATION}: no retention deletes it, and
+   * deleting the object (to take a failed one again) leaves whatever is stored, as for a backup a
+   * user creates; a failed one's store may refuse the deletion as it refused the backup.
+   */
+  public static EtcdBackup beforeChange(String namespace, String cluster, Step.CreateBackup step) {
+    EtcdBackup b = new EtcdBackup();
+    b.getMetadata().setName(step.name());
+    b.getMetadata().setNamespace(namespace);
+    b.getMetadata()
+        .setLabels(Map.of(Names.LABEL_INSTANCE, cluster, Names.BEFORE_CHANGE_LABEL, step.kind()));
+    EtcdBackupSpec spec = new EtcdBackupSpec();
+    spec.setClusterRef(new LocalObjectReference(cluster));
+    spec.setDestination(step.destination());
     b.setSpec(spec);
     return b;
   }

@@ -1,5 +1,6 @@
 package io.etcdoperator.operator.plan;
 
+import io.etcdoperator.api.v1alpha1.BackupDestination;
 import java.util.List;
 
 /**
@@ -57,6 +58,8 @@ public sealed interface Step {
     R resizeClaim(ResizeClaim step);
 
     R recreateStatefulSet(RecreateStatefulSet step);
+
+    R createBackup(CreateBackup step);
   }
 
   /** Nothing to change now. */
@@ -334,6 +337,30 @@ public sealed interface Step {
     @Override
     public String describe() {
       return "force-delete pod " + pod + " (" + reason + ")";
+    }
+  }
+
+  /**
+   * Create the EtcdBackup {@code name} of this cluster to {@code destination} (the schedule's), as
+   * the backup before {@code change} (labelled {@code kind}: upgrade or hibernation); the backup
+   * controller takes it. An EtcdBackup of that name that exists already is left as it is.
+   */
+  record CreateBackup(
+      String name, String schedule, BackupDestination destination, String change, String kind)
+      implements Step {
+    @Override
+    public <R> R accept(Cases<R> cases) {
+      return cases.createBackup(this);
+    }
+
+    @Override
+    public String describe() {
+      return "create EtcdBackup "
+          + name
+          + " (to the destination of EtcdBackupSchedule "
+          + schedule
+          + ") before "
+          + change;
     }
   }
 }

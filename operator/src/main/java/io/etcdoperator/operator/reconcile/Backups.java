@@ -1,8 +1,10 @@
 package io.etcdoperator.operator.reconcile;
 
 import io.etcdoperator.api.v1alpha1.EtcdBackup;
+import io.etcdoperator.api.v1alpha1.EtcdBackupSchedule;
 import io.etcdoperator.api.v1alpha1.EtcdBackupStatus;
 import io.etcdoperator.api.v1alpha1.EtcdCluster;
+import io.etcdoperator.operator.model.ChangeBackups;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
@@ -11,6 +13,8 @@ import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -39,6 +43,61 @@ final class Backups {
                                 b.getMetadata().getNamespace())))
             .build();
     return new InformerEventSource<>(config, context);
+  }
+
+  /** The EtcdBackupSchedules, mapped to their cluster by {@code spec.clusterRef.name}. */
+  static InformerEventSource<EtcdBackupSchedule, EtcdCluster> schedules(
+      EventSourceContext<EtcdCluster> context) {
+    var config =
+        InformerEventSourceConfiguration.from(EtcdBackupSchedule.class, EtcdCluster.class)
+            .withName("etcdbackupschedules")
+            .withSecondaryToPrimaryMapper(
+                (EtcdBackupSchedule b) ->
+                    b.getSpec() == null
+                            || b.getSpec().getClusterRef() == null
+                            || b.getSpec().getClusterRef().getName() == null
+                        ? Set.of()
+                        : Set.of(
+                            new ResourceID(
+                                b.getSpec().getClusterRef().getName(),
+                                b.getMetadata().getNamespace())))
+            .build();
+    return new InformerEventSource<>(config, context);
+  }
+
+  /**
+   * What the planner needs to back {@code cluster} up before a change: spec.backupBeforeChanges,
+   * the first schedule by name with a destination, and the cluster's backups by name.
+   */
+  static ChangeBackups beforeChanges(
+      EtcdCluster cluster,
+      Collection<EtcdBackup> backups,
+      Collection<EtcdBackupSchedule> schedules) {
+    Optional<EtcdBackupSchedule> schedule =
+        schedules.stream()
+            .filter(s -> s.getSpec() != null && s.getSpec().getDestination() != null)
+            .min(Comparator.comparing(s -> s.getMetadata().getName()));
+    Map<String, ChangeBackups.Seen> seen = new HashMap<>();
+    for (EtcdBackup b : backups) {
+      EtcdBackupStatus status = b.getStatus();
+      seen.put(
+          b.getMetadata().getName(),
+          new ChangeBackups.Seen(
+              status == null || status.getPhase() == null ? "" : status.getPhase(),
+              status == null
+                  ? ""
+                  : status.getConditions().stream()
+                      .filter(c -> "Failed".equals(c.getType()) && "True".equals(c.getStatus()))
+                      .map(c -> c.getMessage() == null ? "" : c.getMessage())
+                      .findFirst()
+                      .orElse("")));
+    }
+    return new ChangeBackups(
+        ChangeBackups.Policy.of(
+            cluster.getSpec() == null ? null : cluster.getSpec().getBackupBeforeChanges()),
+        schedule.map(s -> s.getMetadata().getName()),
+        schedule.map(s -> s.getSpec().getDestination()),
+        seen);
   }
 
   /** When the newest complete backup was taken (its completion time). */

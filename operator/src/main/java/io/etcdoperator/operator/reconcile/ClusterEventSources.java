@@ -60,6 +60,7 @@ final class ClusterEventSources {
                 cache(context, Service.class),
                 cache(context, PodDisruptionBudget.class),
                 Backups.source(context),
+                Backups.schedules(context),
                 wakeups));
     sources.addAll(secrets(context));
     return sources;

@@ -1,8 +1,10 @@
 package io.etcdoperator.operator.reconcile;
 
 import io.etcdoperator.api.v1alpha1.EtcdBackup;
+import io.etcdoperator.api.v1alpha1.EtcdBackupSchedule;
 import io.etcdoperator.api.v1alpha1.EtcdCluster;
 import io.etcdoperator.operator.act.DesiredCache;
+import io.etcdoperator.operator.model.ChangeBackups;
 import io.etcdoperator.operator.model.DesiredCluster;
 import io.etcdoperator.operator.model.EtcdClusterModel;
 import io.etcdoperator.operator.model.Names;
@@ -70,22 +72,29 @@ final class ClusterObservation {
   Observed observe(EtcdCluster cluster, Context<EtcdCluster> context, ClusterSession session) {
     TlsReport tls = tls(cluster, context);
     Optional<String> newestBackup = Backups.newest(context.getSecondaryResources(EtcdBackup.class));
+    ChangeBackups changeBackups =
+        Backups.beforeChanges(
+            cluster,
+            context.getSecondaryResources(EtcdBackup.class),
+            context.getSecondaryResources(EtcdBackupSchedule.class));
     DesiredCache.Entry composed =
         session.desired().of(cluster, operatorImage, tls.trustedCa(), TlsMove.NONE);
-    DesiredCluster desired = withBackup(composed, newestBackup);
+    DesiredCluster desired = withBackup(composed, newestBackup, changeBackups);
     LiveObjects live = new LiveObjects(context, cluster);
     ClusterView view = view(cluster, context, session, desired, tls, live);
     TlsMove move = TlsMoves.of(desired.target(), view);
     if (move != TlsMove.NONE) {
       composed = session.desired().of(cluster, operatorImage, tls.trustedCa(), move);
-      desired = withBackup(composed, newestBackup);
+      desired = withBackup(composed, newestBackup, changeBackups);
     }
     return new Observed(composed, desired, view, live);
   }
 
-  private static DesiredCluster withBackup(DesiredCache.Entry composed, Optional<String> newest) {
+  private static DesiredCluster withBackup(
+      DesiredCache.Entry composed, Optional<String> newest, ChangeBackups changeBackups) {
     DesiredCluster d = composed.desired();
-    return new DesiredCluster(d.target().withNewestBackup(newest), d.model());
+    return new DesiredCluster(
+        d.target().withNewestBackup(newest).withChangeBackups(changeBackups), d.model());
   }
 
   private ClusterView view(

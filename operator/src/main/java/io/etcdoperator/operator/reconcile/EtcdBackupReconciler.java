@@ -90,7 +90,24 @@ public final class EtcdBackupReconciler implements Reconciler<EtcdBackup>, Clean
   @Override
   public UpdateControl<EtcdBackup> reconcile(EtcdBackup backup, Context<EtcdBackup> context) {
     KubernetesClient client = context.getClient();
-    Observed observed = observe(backup, client);
+    Pod agent =
+        client
+            .pods()
+            .inNamespace(backup.getMetadata().getNamespace())
+            .withName(Names.backupPod(backup.getMetadata().getName()))
+            .get();
+    if (agent != null && !ownedBy(agent, backup)) {
+      // The agent pod of an earlier EtcdBackup of this name (deleted, and created again before
+      // its pod was collected): its result is not this backup's. Remove it, then start afresh.
+      LOG.info(
+          "EtcdBackup {}/{}: pod {} belongs to an earlier EtcdBackup of this name; deleting it",
+          backup.getMetadata().getNamespace(),
+          backup.getMetadata().getName(),
+          agent.getMetadata().getName());
+      client.resource(agent).withGracePeriod(0).delete();
+      return UpdateControl.<EtcdBackup>noUpdate().rescheduleAfter(Duration.ofSeconds(1));
+    }
+    Observed observed = observe(backup, agent, client);
     BackupPlan.Decision d = BackupPlan.decide(observed.view());
     // A pod is deleted only once the status that says why is stored: deleted first, a conflict on
     // the status write would leave Started and no pod, which the next look takes for a lost pod.
@@ -126,7 +143,14 @@ public final class EtcdBackupReconciler implements Reconciler<EtcdBackup>, Clean
   /** The backup's view, and the TLS of its cluster (what its agent pod is given). */
   private record Observed(BackupView view, Security security) {}
 
-  private Observed observe(EtcdBackup backup, KubernetesClient client) {
+  /** Whether {@code pod} names {@code backup} (this object, by UID) as its owner. */
+  static boolean ownedBy(Pod pod, EtcdBackup backup) {
+    var owners = pod.getMetadata().getOwnerReferences();
+    return owners != null
+        && owners.stream().anyMatch(o -> o.getUid().equals(backup.getMetadata().getUid()));
+  }
+
+  private Observed observe(EtcdBackup backup, Pod agent, KubernetesClient client) {
     var meta = backup.getMetadata();
     String ns = meta.getNamespace();
     String cluster =
@@ -134,9 +158,7 @@ public final class EtcdBackupReconciler implements Reconciler<EtcdBackup>, Clean
             ? ""
             : String.valueOf(backup.getSpec().getClusterRef().getName());
     Optional<BackupView.AgentPod> pod =
-        Optional.ofNullable(
-                client.pods().inNamespace(ns).withName(Names.backupPod(meta.getName())).get())
-            .map(EtcdBackupReconciler::agentPod);
+        Optional.ofNullable(agent).map(EtcdBackupReconciler::agentPod);
     Optional<ClusterView> clusterView = Optional.empty();
     boolean finished =
         backup.getStatus() != null

@@ -1691,6 +1691,26 @@ class PlannerTest {
                 "True/QuorumHeld",
                 "False/RollingUpdate")),
         row(
+            "upgrade 3.4 -> 3.5 with a schedule naming the cluster: a backup first, the"
+                + " StatefulSet left as it is (see ChangeBackupRulesTest)",
+            ChangeBackupRulesTest.upgrade(
+                ChangeBackupRulesTest.scheduled(
+                    io.etcdoperator.operator.model.ChangeBackups.Policy.REQUIRED,
+                    java.util.Map.of())),
+            ChangeBackupRulesTest.on34(),
+            expect(
+                "BackupBeforeChange",
+                new Step.CreateBackup(
+                    ChangeBackupRulesTest.UPGRADE_BACKUP,
+                    "nightly",
+                    ChangeBackupRulesTest.destination(),
+                    "the upgrade to etcd 3.5.30",
+                    "upgrade"),
+                -1,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/BackingUpBeforeChange")),
+        row(
             "upgrade 3.4 -> 3.6 (a valid target: the spec's validation refuses 3.6 before):"
                 + " refused, one minor version at a time, nothing touched",
             target(3, "quay.io/coreos/etcd:v3.6.0"),
@@ -1851,7 +1871,8 @@ class PlannerTest {
         .isEqualTo(
             expect.stsReplicas() >= 0
                 || expect.rule().equals("CannotReachMembers")
-                || expect.rule().equals("ExpandVolumes"));
+                || expect.rule().equals("ExpandVolumes")
+                || expect.rule().equals("BackupBeforeChange"));
     assertThat(StatusRenderer.render(plan).getObservedGeneration()).isEqualTo(7L);
   }
 

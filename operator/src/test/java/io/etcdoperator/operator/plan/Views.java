@@ -769,7 +769,14 @@ final class Views {
 
   /** Every member that answers reports this server version. */
   Views version(String version) {
-    probes.replaceAll(
+    probes.keySet().forEach(i -> version(i, version));
+    return this;
+  }
+
+  /** Member {@code ordinal}, if it answers, reports this server version. */
+  Views version(int ordinal, String version) {
+    probes.computeIfPresent(
+        ordinal,
         (i, p) ->
             new MemberProbe(
                 p.ordinal(),
