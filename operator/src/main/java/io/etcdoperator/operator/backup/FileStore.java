@@ -64,17 +64,29 @@ public final class FileStore implements SnapshotStore {
     return new Upload() {
       @Override
       public void write(int b) throws IOException {
-        out.write(b);
+        try {
+          out.write(b);
+        } catch (IOException e) {
+          throw full(key, e);
+        }
       }
 
       @Override
       public void write(byte[] b, int off, int len) throws IOException {
-        out.write(b, off, len);
+        try {
+          out.write(b, off, len);
+        } catch (IOException e) {
+          throw full(key, e);
+        }
       }
 
       @Override
       protected void doCommit() throws IOException {
-        channel.force(true);
+        try {
+          channel.force(true);
+        } catch (IOException e) {
+          throw full(key, e);
+        }
         channel.close();
         rename(part, target);
       }
@@ -89,6 +101,26 @@ public final class FileStore implements SnapshotStore {
         }
       }
     };
+  }
+
+  /**
+   * A write the file system refused for want of space (ENOSPC) as a failure that names the claim
+   * and says what to do; any other failure as it is.
+   */
+  private IOException full(String key, IOException e) {
+    String said = String.valueOf(e.getMessage());
+    if (!said.contains("No space left on device") && !said.contains("Disk quota exceeded")) {
+      return e;
+    }
+    return new StoreException(
+        StoreException.Kind.FAILED,
+        "the claim is full: writing "
+            + uri(key)
+            + " failed ("
+            + said
+            + "); delete old backups from the claim or give it more room, then take the backup"
+            + " again",
+        e);
   }
 
   @Override

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.etcdoperator.operator.etcd.JetcdEtcdService;
 import io.etcdoperator.operator.model.Manifest;
 import io.etcdoperator.testing.EtcdKv;
+import io.etcdoperator.testing.FaultyHttpProxy;
 import io.etcdoperator.testing.LocalEtcdCluster;
 import io.etcdoperator.testing.S3ProxyServer;
 import java.io.IOException;
@@ -252,6 +253,67 @@ class BackupAgentIT {
         .isInstanceOf(IOException.class)
         .hasMessageContaining("member c-9 (http://127.0.0.1:1) does not answer");
     assertThat(dir.resolve("nobody/b.db")).doesNotExist();
+  }
+
+  /**
+   * An object store that answers 500 to every attempt at the second part of the upload (the SDK
+   * retries it, in vain): the backup fails naming the object and what the store said, the multipart
+   * upload is given up, nothing stands under the key, and with the store well again the next backup
+   * works.
+   */
+  @Test
+  void anObjectStoreAnswering500MidUploadFailsNamingItAndLeavesNothing() throws Exception {
+    try (S3ProxyServer s3 = S3ProxyServer.start(dir.resolve("s3-500"), BUCKET);
+        FaultyHttpProxy proxy = FaultyHttpProxy.in(s3.endpoint());
+        S3Store store =
+            new S3Store(
+                proxy.endpoint(),
+                null,
+                true,
+                BUCKET,
+                S3ProxyServer.ACCESS_KEY,
+                S3ProxyServer.SECRET_KEY)) {
+      proxy.fail(
+          "^PUT /backups/five-hundred\\.db\\?.*partNumber=2", FaultyHttpProxy.Fault.ERROR_500, 0);
+      assertThatThrownBy(
+              () -> new BackupAgent(etcd, Clock.systemUTC()).run(request("five-hundred.db"), store))
+          .isInstanceOf(StoreException.class)
+          .hasMessageContaining("s3://backups/five-hundred.db at " + proxy.endpoint())
+          .hasMessageContaining("(HTTP 500)");
+      assertThat(proxy.faulted()).isGreaterThan(0);
+      assertThat(store.size("five-hundred.db")).isEmpty();
+      assertThat(store.size("five-hundred.db.manifest.json")).isEmpty();
+      proxy.fail("$^", FaultyHttpProxy.Fault.NONE, 0);
+      Manifest m = new BackupAgent(etcd, Clock.systemUTC()).run(request("five-hundred.db"), store);
+      assertIsSnapshot(store.open("five-hundred.db").readAllBytes(), m);
+    }
+  }
+
+  /**
+   * A claim with no room left: the file the snapshot is written to is {@code /dev/full}, whose
+   * every write the kernel refuses with ENOSPC, exactly as a full file system does (a small file
+   * system cannot be mounted in a test without privileges). The backup fails saying the claim is
+   * full and what to do, and leaves neither the partial file nor anything under the key.
+   */
+  @Test
+  void aFullClaimFailsSayingSoAndLeavesNothing() throws Exception {
+    Path full = Path.of("/dev/full");
+    org.junit.jupiter.api.Assumptions.assumeTrue(Files.isWritable(full), "/dev/full is writable");
+    Path claim = dir.resolve("full-claim");
+    Files.createDirectories(claim.resolve("nightly"));
+    Path part = claim.resolve("nightly/full.db.part");
+    Files.createSymbolicLink(part, full);
+    FileStore store = new FileStore(claim, "pvc://backup-claim");
+
+    assertThatThrownBy(
+            () -> new BackupAgent(etcd, Clock.systemUTC()).run(request("nightly/full.db"), store))
+        .isInstanceOf(StoreException.class)
+        .hasMessageContaining("the claim is full: writing pvc://backup-claim/nightly/full.db")
+        .hasMessageContaining("No space left on device")
+        .hasMessageContaining("delete old backups from the claim or give it more room");
+    assertThat(Files.exists(part, java.nio.file.LinkOption.NOFOLLOW_LINKS)).isFalse();
+    assertThat(claim.resolve("nightly/full.db")).doesNotExist();
+    assertThat(claim.resolve("nightly/full.db.manifest.json")).doesNotExist();
   }
 
   static void pause(S3ProxyServer s3) {
