@@ -642,6 +642,130 @@ class BackupE2EIT {
     e2e.cluster("restored").delete();
   }
 
+  static String claimRestoredCluster(String name, int replicas, String claim, String subPath) {
+    return """
+        apiVersion: etcd.aenix.io/v1alpha1
+        kind: EtcdCluster
+        metadata:
+          name: %s
+          namespace: default
+        spec:
+          replicas: %d
+          bootstrap:
+            restore:
+              source:
+                pvc:
+                  claimName: %s
+                  subPath: %s
+        """
+        .formatted(name, replicas, claim, subPath);
+  }
+
+  static void claim(String name, String accessMode) {
+    e2e.client()
+        .resource(
+            new PersistentVolumeClaimBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .withNamespace(E2E.NS)
+                .endMetadata()
+                .withNewSpec()
+                .withAccessModes(accessMode)
+                .withNewResources()
+                .withRequests(Map.of("storage", new Quantity("1Gi")))
+                .endResources()
+                .endSpec()
+                .build())
+        .create();
+  }
+
+  /**
+   * A restore from a claim: every member's pod mounts it. From a ReadWriteMany claim, 3 members
+   * restore and hold the backup's keys. From a ReadWriteOnce claim, 3 members are refused naming
+   * the field before anything is created (on a real cluster the pods on other nodes would wait on a
+   * Multi-Attach error forever); one member restores, its scale-up to 3 is held while
+   * spec.bootstrap.restore names the claim, and goes on once that is removed.
+   */
+  @Test
+  void aRestoreFromAClaimNeedsAClaimSeveralNodesCanMount() throws Exception {
+    claim("shared-claim", "ReadWriteMany");
+    apply(
+        """
+        apiVersion: etcd.aenix.io/v1alpha1
+        kind: EtcdBackup
+        metadata:
+          name: to-shared
+          namespace: default
+        spec:
+          clusterRef:
+            name: test
+          destination:
+            pvc:
+              claimName: shared-claim
+              subPath: snapshots
+        """);
+    EtcdBackupStatus shared = awaitPhase("to-shared", "Complete");
+    apply(
+        """
+        apiVersion: etcd.aenix.io/v1alpha1
+        kind: EtcdBackup
+        metadata:
+          name: to-single
+          namespace: default
+        spec:
+          clusterRef:
+            name: test
+          destination:
+            pvc:
+              claimName: backup-claim
+              subPath: single
+        """);
+    awaitPhase("to-single", "Complete");
+
+    // ReadWriteMany: 3 members restore from it.
+    e2e.apply(claimRestoredCluster("from-shared", 3, "shared-claim", "snapshots/to-shared.db"));
+    e2e.awaitReady("from-shared", Duration.ofMinutes(3));
+    assertThat(e2e.status("from-shared").getRestore().getChecksum())
+        .isEqualTo(shared.getSnapshot().getChecksum());
+
+    // ReadWriteOnce, 3 members: refused by the field, nothing created.
+    e2e.apply(claimRestoredCluster("from-single", 3, "backup-claim", "single/to-single.db"));
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> "False/RestoreSourceUnusable".equals(e2e.condition("from-single", "Ready")));
+    assertThat(E2E.condition(e2e.status("from-single"), "Ready").orElseThrow().getMessage())
+        .startsWith(
+            "spec.bootstrap.restore.source.pvc.claimName: claim backup-claim is ReadWriteOnce,"
+                + " so only one node can mount it");
+    assertThat(e2e.client().apps().statefulSets().inNamespace(E2E.NS).withName("from-single").get())
+        .isNull();
+
+    // One member restores; the scale-up to 3 waits for spec.bootstrap.restore to go.
+    Cluster single = new Cluster(e2e, "from-single");
+    long one = single.scale(1);
+    single.awaitConverged(one, 1, Duration.ofMinutes(2));
+    long three = single.scale(3);
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () ->
+                "True/RestoreSourceUnusable".equals(e2e.condition("from-single", "Degraded"))
+                    && e2e.status("from-single").getObservedGeneration() == three);
+    assertThat(single.podNames(true)).containsExactly("from-single-0");
+    long without = single.patchSpec("{\"bootstrap\":null}");
+    single.awaitConverged(without, 3, Duration.ofMinutes(3));
+    for (Pod p : single.pods()) {
+      assertThat(p.getSpec().getVolumes())
+          .as("%s mounts no restore claim", p.getMetadata().getName())
+          .noneMatch(
+              v ->
+                  v.getPersistentVolumeClaim() != null
+                      && v.getPersistentVolumeClaim().getClaimName().equals("backup-claim"));
+    }
+    e2e.cluster("from-shared").delete();
+    e2e.cluster("from-single").delete();
+  }
+
   @Test
   void aCorruptedSnapshotIsRefusedNamingTheHashMismatchAndNoEmptyClusterStarts() throws Exception {
     apply(s3Backup("for-corrupt", "s3-credentials"));

@@ -21,6 +21,7 @@ import java.util.Optional;
  * @param replaceLostMemberAfter spec.replaceLostMemberAfter: how long a member whose node is lost
  *     may stay away before it is replaced; empty: never replaced automatically
  * @param changeBackups what is needed to back the cluster up before an upgrade or scaling to 0
+ * @param restoreClaim the claim spec.bootstrap.restore restores from, when it names one
  */
 public record Target(
     String namespace,
@@ -32,7 +33,8 @@ public record Target(
     Optional<String> newestBackup,
     boolean paused,
     Optional<Duration> replaceLostMemberAfter,
-    ChangeBackups changeBackups) {
+    ChangeBackups changeBackups,
+    Optional<SourceClaim> restoreClaim) {
   public Target {
     problems = List.copyOf(problems);
   }
@@ -57,7 +59,8 @@ public record Target(
         newestBackup,
         paused,
         replaceLostMemberAfter,
-        ChangeBackups.NONE);
+        ChangeBackups.NONE,
+        Optional.empty());
   }
 
   public Target withChangeBackups(ChangeBackups value) {
@@ -71,6 +74,22 @@ public record Target(
         newestBackup,
         paused,
         replaceLostMemberAfter,
+        value,
+        restoreClaim);
+  }
+
+  public Target withRestoreClaim(Optional<SourceClaim> value) {
+    return new Target(
+        namespace,
+        name,
+        generation,
+        desired,
+        problems,
+        rebuild,
+        newestBackup,
+        paused,
+        replaceLostMemberAfter,
+        changeBackups,
         value);
   }
 
@@ -106,7 +125,8 @@ public record Target(
         newestBackup,
         paused,
         value,
-        changeBackups);
+        changeBackups,
+        restoreClaim);
   }
 
   public Target(
@@ -131,7 +151,8 @@ public record Target(
         newestBackup,
         value,
         replaceLostMemberAfter,
-        changeBackups);
+        changeBackups,
+        restoreClaim);
   }
 
   public Target(
@@ -164,7 +185,8 @@ public record Target(
         newestBackup,
         paused,
         replaceLostMemberAfter,
-        changeBackups);
+        changeBackups,
+        restoreClaim);
   }
 
   public Target withNewestBackup(Optional<String> value) {
@@ -178,7 +200,8 @@ public record Target(
         value,
         paused,
         replaceLostMemberAfter,
-        changeBackups);
+        changeBackups,
+        restoreClaim);
   }
 
   /**

@@ -28,6 +28,9 @@ public final class Conditions {
   public static final String UNSUPPORTED_VERSION = "UnsupportedVersionChange";
   public static final String TLS_MODE_CHANGED = "TlsModeChanged";
 
+  /** The claim a restore reads cannot serve the members ({@link RestoreClaimRules}). */
+  public static final String RESTORE_SOURCE_UNUSABLE = "RestoreSourceUnusable";
+
   /** Taking the backup before an upgrade or scaling to 0 ({@link ChangeBackupRules}). */
   public static final String BACKING_UP_BEFORE_CHANGE = "BackingUpBeforeChange";
 

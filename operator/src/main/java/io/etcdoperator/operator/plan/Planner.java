@@ -34,6 +34,9 @@ import java.util.stream.Stream;
  *       when quorum was first seen; touch nothing.
  *   <li><b>StorageKindChanged</b>: the spec's storage kind differs from the StatefulSet's; an
  *       invalid spec, touch nothing.
+ *   <li><b>RestoreClaimUnusable</b>: before the cluster formed, the claim spec.bootstrap.restore
+ *       restores from is missing, or only one node can mount it while several members' pods would;
+ *       refused, nothing created ({@link RestoreClaimRules}).
  *   <li><b>UnsupportedVersionChange</b>: the image names an etcd version more than one minor
  *       version past the cluster version, or below it; touch nothing.
  *   <li><b>VolumeSizeRefused</b>: the spec asks the members' claims to shrink, or to grow when
@@ -71,6 +74,8 @@ import java.util.stream.Stream;
  *       TlsMoves}); no member is added meanwhile.
  *   <li><b>ScaleDown</b>: more members than wanted: from the highest ordinal, leadership moved off
  *       first, only if the rest keep quorum.
+ *   <li><b>RestoreClaimHoldsScaleUp</b>: a scale-up while spec.bootstrap.restore names a claim only
+ *       one node can mount: held until that is removed ({@link RestoreClaimRules}).
  *   <li><b>ScaleUp</b>: fewer members than wanted: add the lowest free ordinal as a learner,
  *       clearing a claim a former member left there first.
  *   <li><b>DeleteScaledDownClaim</b>: whenScaled Delete, and a claim of an ordinal the cluster no
@@ -146,6 +151,7 @@ public final class Planner {
           new HaltRules.SplitBrain(),
           new HaltRules.AnotherCluster(),
           new HaltRules.StorageKindChanged(),
+          new RestoreClaimRules.RestoreClaimUnusable(),
           new HaltRules.UnsupportedVersionChange(),
           new VolumeRules.VolumeSizeRefused(),
           new HaltRules.TlsModeChanged(),
@@ -168,6 +174,7 @@ public final class Planner {
           new NodeRules.ReplaceMemberOnLostNode(),
           new TlsMoves.MovePeersToTls(),
           new ScaleRules.ScaleDown(),
+          new RestoreClaimRules.RestoreClaimHoldsScaleUp(),
           new ScaleRules.ScaleUp(),
           new ScaleRules.DeleteScaledDownClaim(),
           new AuthRules.EnableAuth(),

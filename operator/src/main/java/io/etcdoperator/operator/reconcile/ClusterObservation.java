@@ -9,6 +9,7 @@ import io.etcdoperator.operator.model.DesiredCluster;
 import io.etcdoperator.operator.model.EtcdClusterModel;
 import io.etcdoperator.operator.model.Names;
 import io.etcdoperator.operator.model.Security;
+import io.etcdoperator.operator.model.SourceClaim;
 import io.etcdoperator.operator.model.TlsMove;
 import io.etcdoperator.operator.observe.ClusterObserver;
 import io.etcdoperator.operator.observe.ClusterTls;
@@ -18,6 +19,7 @@ import io.etcdoperator.operator.observe.StorageClasses;
 import io.etcdoperator.operator.plan.TlsMoves;
 import io.etcdoperator.operator.tls.TlsReport;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import java.time.Clock;
@@ -72,6 +74,7 @@ final class ClusterObservation {
   Observed observe(EtcdCluster cluster, Context<EtcdCluster> context, ClusterSession session) {
     TlsReport tls = tls(cluster, context);
     Optional<String> newestBackup = Backups.newest(context.getSecondaryResources(EtcdBackup.class));
+    Optional<SourceClaim> restoreClaim = restoreClaim(cluster, context);
     ChangeBackups changeBackups =
         Backups.beforeChanges(
             cluster,
@@ -79,22 +82,63 @@ final class ClusterObservation {
             context.getSecondaryResources(EtcdBackupSchedule.class));
     DesiredCache.Entry composed =
         session.desired().of(cluster, operatorImage, tls.trustedCa(), TlsMove.NONE);
-    DesiredCluster desired = withBackup(composed, newestBackup, changeBackups);
+    DesiredCluster desired = withBackup(composed, newestBackup, changeBackups, restoreClaim);
     LiveObjects live = new LiveObjects(context, cluster);
     ClusterView view = view(cluster, context, session, desired, tls, live);
     TlsMove move = TlsMoves.of(desired.target(), view);
     if (move != TlsMove.NONE) {
       composed = session.desired().of(cluster, operatorImage, tls.trustedCa(), move);
-      desired = withBackup(composed, newestBackup, changeBackups);
+      desired = withBackup(composed, newestBackup, changeBackups, restoreClaim);
     }
     return new Observed(composed, desired, view, live);
   }
 
   private static DesiredCluster withBackup(
-      DesiredCache.Entry composed, Optional<String> newest, ChangeBackups changeBackups) {
+      DesiredCache.Entry composed,
+      Optional<String> newest,
+      ChangeBackups changeBackups,
+      Optional<SourceClaim> restoreClaim) {
     DesiredCluster d = composed.desired();
     return new DesiredCluster(
-        d.target().withNewestBackup(newest).withChangeBackups(changeBackups), d.model());
+        d.target()
+            .withNewestBackup(newest)
+            .withChangeBackups(changeBackups)
+            .withRestoreClaim(restoreClaim),
+        d.model());
+  }
+
+  /**
+   * The claim spec.bootstrap.restore restores from, read from the API server (it is the user's, not
+   * in the operator's caches): one read per reconcile of a cluster restored from a claim.
+   */
+  private static Optional<SourceClaim> restoreClaim(
+      EtcdCluster cluster, Context<EtcdCluster> context) {
+    var spec = cluster.getSpec();
+    if (spec == null
+        || spec.getBootstrap() == null
+        || spec.getBootstrap().getRestore() == null
+        || spec.getBootstrap().getRestore().getSource() == null
+        || spec.getBootstrap().getRestore().getSource().getPvc() == null
+        || spec.getBootstrap().getRestore().getSource().getPvc().getClaimName() == null) {
+      return Optional.empty();
+    }
+    String name = spec.getBootstrap().getRestore().getSource().getPvc().getClaimName();
+    PersistentVolumeClaim claim =
+        context
+            .getClient()
+            .persistentVolumeClaims()
+            .inNamespace(cluster.getMetadata().getNamespace())
+            .withName(name)
+            .get();
+    return Optional.of(
+        claim == null
+            ? new SourceClaim(name, false, List.of())
+            : new SourceClaim(
+                name,
+                true,
+                claim.getSpec() == null || claim.getSpec().getAccessModes() == null
+                    ? List.of()
+                    : claim.getSpec().getAccessModes()));
   }
 
   private ClusterView view(

@@ -1799,6 +1799,29 @@ class PlannerTest {
             expect(
                 "InvalidSpec", new Step.None(), -1, NONE, "True/QuorumHeld", "False/InvalidSpec")),
         row(
+            "a restore from a ReadWriteOnce claim for 3 members, nothing exists: refused,"
+                + " nothing created (see RestoreClaimRulesTest)",
+            RestoreClaimRulesTest.restoring(3, RestoreClaimRulesTest.claim("ReadWriteOnce")),
+            Views.fresh(),
+            expect(
+                "RestoreClaimUnusable",
+                new Step.None(),
+                -1,
+                NONE,
+                "False/RestoreSourceUnusable",
+                "False/RestoreSourceUnusable")),
+        row(
+            "restored on one member from a ReadWriteOnce claim, 3 wanted: no new member's pod",
+            RestoreClaimRulesTest.restoring(3, RestoreClaimRulesTest.claim("ReadWriteOnce")),
+            Views.healthy(1),
+            expect(
+                "RestoreClaimHoldsScaleUp",
+                new Step.None(),
+                1,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/RestoreSourceUnusable")),
+        row(
             "invalid spec, nothing exists: create nothing",
             Target.invalid(NS, NAME, 7, List.of("spec.replicas: must be >= 0")),
             Views.fresh(),
