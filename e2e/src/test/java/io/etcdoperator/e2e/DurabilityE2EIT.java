@@ -373,21 +373,39 @@ class DurabilityE2EIT {
         // The pod's last words, read until the operator removes the member (its pod is replaced
         // later, and with it the record of how its container ended).
         String[] lastWords = {""};
-        Duration detected =
-            e2e.timeUntil(
-                C,
-                st -> {
-                  String words = lastTermination(victim);
-                  if (!words.isEmpty()) {
-                    lastWords[0] = words;
-                  }
-                  if (EtcdSigns.lostData(words).isPresent()) {
-                    c.writer.resume();
-                  }
-                  return calls.labelsSince(c.callMark).stream()
-                      .anyMatch(x -> x.equals("etcd removeMember " + victim));
-                },
-                Duration.ofSeconds(30));
+        Duration detected;
+        try {
+          // 60 s: a full run under load once took longer than 30 s (a bare timeout then; the
+          // pod's state is printed now to tell a slow restart from a missed sign).
+          detected =
+              e2e.timeUntil(
+                  C,
+                  st -> {
+                    String words = lastTermination(victim);
+                    if (!words.isEmpty()) {
+                      lastWords[0] = words;
+                    }
+                    if (EtcdSigns.lostData(words).isPresent()) {
+                      c.writer.resume();
+                    }
+                    return calls.labelsSince(c.callMark).stream()
+                        .anyMatch(x -> x.equals("etcd removeMember " + victim));
+                  },
+                  Duration.ofSeconds(60));
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+          var pod = e2e.client().pods().inNamespace(E2E.NS).withName(victim).get();
+          throw new AssertionError(
+              victim
+                  + " not removed 60 s after its claim was wiped; last words: "
+                  + lastWords[0]
+                  + "; pod: "
+                  + (pod == null ? "none" : pod.getStatus().getContainerStatuses())
+                  + "; calls: "
+                  + calls.labelsSince(c.callMark)
+                  + "; status: "
+                  + e2e.status(C).getConditions(),
+              e);
+        }
         c.writer.resume();
         c.ready = awaitReadyAgain(Duration.ofSeconds(120));
         WriterReport r = c.finish();
