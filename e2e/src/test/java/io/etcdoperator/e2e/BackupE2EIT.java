@@ -64,21 +64,7 @@ class BackupE2EIT {
     e2e.awaitReady("test", Duration.ofMinutes(2));
     secret("s3-credentials", S3ProxyServer.SECRET_KEY);
     secret("s3-wrong", "not-the-secret");
-    e2e.client()
-        .resource(
-            new PersistentVolumeClaimBuilder()
-                .withNewMetadata()
-                .withName("backup-claim")
-                .withNamespace(E2E.NS)
-                .endMetadata()
-                .withNewSpec()
-                .withAccessModes("ReadWriteOnce")
-                .withNewResources()
-                .withRequests(Map.of("storage", new Quantity("1Gi")))
-                .endResources()
-                .endSpec()
-                .build())
-        .create();
+    claim("backup-claim", "ReadWriteOnce");
   }
 
   @AfterAll

@@ -5,6 +5,8 @@ import io.etcdoperator.api.v1alpha1.EtcdBackupSchedule;
 import io.etcdoperator.api.v1alpha1.EtcdBackupStatus;
 import io.etcdoperator.api.v1alpha1.EtcdCluster;
 import io.etcdoperator.operator.model.ChangeBackups;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.LocalObjectReference;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
@@ -17,6 +19,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 
 /**
  * The EtcdBackups of each cluster, as the cluster controller sees them: a cache of every backup,
@@ -28,39 +31,39 @@ final class Backups {
 
   static InformerEventSource<EtcdBackup, EtcdCluster> source(
       EventSourceContext<EtcdCluster> context) {
-    var config =
-        InformerEventSourceConfiguration.from(EtcdBackup.class, EtcdCluster.class)
-            .withName("etcdbackups")
-            .withSecondaryToPrimaryMapper(
-                (EtcdBackup b) ->
-                    b.getSpec() == null
-                            || b.getSpec().getClusterRef() == null
-                            || b.getSpec().getClusterRef().getName() == null
-                        ? Set.of()
-                        : Set.of(
-                            new ResourceID(
-                                b.getSpec().getClusterRef().getName(),
-                                b.getMetadata().getNamespace())))
-            .build();
-    return new InformerEventSource<>(config, context);
+    return byClusterRef(
+        context,
+        EtcdBackup.class,
+        "etcdbackups",
+        b -> b.getSpec() == null ? null : b.getSpec().getClusterRef());
   }
 
   /** The EtcdBackupSchedules, mapped to their cluster by {@code spec.clusterRef.name}. */
   static InformerEventSource<EtcdBackupSchedule, EtcdCluster> schedules(
       EventSourceContext<EtcdCluster> context) {
+    return byClusterRef(
+        context,
+        EtcdBackupSchedule.class,
+        "etcdbackupschedules",
+        s -> s.getSpec() == null ? null : s.getSpec().getClusterRef());
+  }
+
+  /** An informer of {@code type}, each object mapped to the cluster its clusterRef names. */
+  private static <R extends HasMetadata> InformerEventSource<R, EtcdCluster> byClusterRef(
+      EventSourceContext<EtcdCluster> context,
+      Class<R> type,
+      String name,
+      Function<R, LocalObjectReference> clusterRef) {
     var config =
-        InformerEventSourceConfiguration.from(EtcdBackupSchedule.class, EtcdCluster.class)
-            .withName("etcdbackupschedules")
+        InformerEventSourceConfiguration.from(type, EtcdCluster.class)
+            .withName(name)
             .withSecondaryToPrimaryMapper(
-                (EtcdBackupSchedule b) ->
-                    b.getSpec() == null
-                            || b.getSpec().getClusterRef() == null
-                            || b.getSpec().getClusterRef().getName() == null
-                        ? Set.of()
-                        : Set.of(
-                            new ResourceID(
-                                b.getSpec().getClusterRef().getName(),
-                                b.getMetadata().getNamespace())))
+                (R r) -> {
+                  LocalObjectReference ref = clusterRef.apply(r);
+                  return ref == null || ref.getName() == null
+                      ? Set.of()
+                      : Set.of(new ResourceID(ref.getName(), r.getMetadata().getNamespace()));
+                })
             .build();
     return new InformerEventSource<>(config, context);
   }
