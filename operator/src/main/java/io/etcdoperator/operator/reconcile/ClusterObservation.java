@@ -26,6 +26,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.SortedSet;
 import java.util.TreeSet;
 
@@ -73,13 +74,12 @@ final class ClusterObservation {
 
   Observed observe(EtcdCluster cluster, Context<EtcdCluster> context, ClusterSession session) {
     TlsReport tls = tls(cluster, context);
-    Optional<String> newestBackup = Backups.newest(context.getSecondaryResources(EtcdBackup.class));
+    Set<EtcdBackup> backups = context.getSecondaryResources(EtcdBackup.class);
+    Optional<String> newestBackup = Backups.newest(backups);
     Optional<SourceClaim> restoreClaim = restoreClaim(cluster, context);
     ChangeBackups changeBackups =
         Backups.beforeChanges(
-            cluster,
-            context.getSecondaryResources(EtcdBackup.class),
-            context.getSecondaryResources(EtcdBackupSchedule.class));
+            cluster, backups, context.getSecondaryResources(EtcdBackupSchedule.class));
     DesiredCache.Entry composed =
         session.desired().of(cluster, operatorImage, tls.trustedCa(), TlsMove.NONE);
     DesiredCluster desired = withBackup(composed, newestBackup, changeBackups, restoreClaim);
