@@ -43,6 +43,7 @@ public final class FaultyHttpProxy implements Closeable {
   private final AtomicReference<Fault> fault = new AtomicReference<>(Fault.NONE);
   private volatile java.util.regex.Pattern matching = java.util.regex.Pattern.compile("$^");
   private volatile int stallAfterBytes;
+  private final AtomicInteger faultsLeft = new AtomicInteger(Integer.MAX_VALUE);
   private final AtomicInteger faulted = new AtomicInteger();
   private final CountDownLatch closed = new CountDownLatch(1);
   private final CopyOnWriteArrayList<Socket> open = new CopyOnWriteArrayList<>();
@@ -66,6 +67,12 @@ public final class FaultyHttpProxy implements Closeable {
 
   /** From now on, requests whose request line has a match of {@code regex} get {@code f}. */
   public void fail(String regex, Fault f, int stallAfter) {
+    failFirst(regex, f, stallAfter, Integer.MAX_VALUE);
+  }
+
+  /** As {@link #fail}, for the next {@code times} matching requests only; later ones pass. */
+  public void failFirst(String regex, Fault f, int stallAfter, int times) {
+    faultsLeft.set(times);
     matching = java.util.regex.Pattern.compile(regex);
     stallAfterBytes = stallAfter;
     fault.set(f);
@@ -99,7 +106,10 @@ public final class FaultyHttpProxy implements Closeable {
       }
       byte[] body = in.readNBytes(contentLength(head));
       String requestLine = head.substring(0, head.indexOf("\r\n"));
-      Fault f = matching.matcher(requestLine).find() ? fault.get() : Fault.NONE;
+      Fault f =
+          matching.matcher(requestLine).find() && faultsLeft.getAndDecrement() > 0
+              ? fault.get()
+              : Fault.NONE;
       OutputStream out = client.getOutputStream();
       if (f == Fault.ERROR_500) {
         faulted.incrementAndGet();

@@ -1,8 +1,6 @@
 package io.etcdoperator.operator.backup;
 
-import software.amazon.awssdk.core.exception.SdkClientException;
-import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
-import software.amazon.awssdk.services.s3.model.S3Exception;
+import java.io.IOException;
 
 /**
  * What an S3 failure means for the user: a missing object or bucket, refused credentials (and which
@@ -16,22 +14,25 @@ final class S3Errors {
    * endpoint) and says what to do.
    */
   static StoreException translate(String where, String endpoint, String bucket, Throwable e) {
-    if (e instanceof NoSuchKeyException) {
-      return new StoreException(StoreException.Kind.NOT_FOUND, where + " does not exist", e);
+    if (e instanceof StoreException already) {
+      return already;
     }
-    if (e instanceof S3Exception s) {
-      String code = s.awsErrorDetails() == null ? "" : s.awsErrorDetails().errorCode();
-      String said = code + " (HTTP " + s.statusCode() + ")";
+    if (e instanceof S3Http.Failure s) {
+      String code = s.code();
+      String said = code + " (HTTP " + s.status() + ")";
+      if ("NoSuchKey".equals(code)) {
+        return new StoreException(StoreException.Kind.NOT_FOUND, where + " does not exist", e);
+      }
       if ("NoSuchBucket".equals(code)) {
         return new StoreException(
             StoreException.Kind.NOT_FOUND,
             "bucket " + bucket + " does not exist at " + endpoint,
             e);
       }
-      if (s.statusCode() == 404) {
+      if (s.status() == 404) {
         return new StoreException(StoreException.Kind.NOT_FOUND, where + " does not exist", e);
       }
-      if (s.statusCode() == 403 || s.statusCode() == 401) {
+      if (s.status() == 403 || s.status() == 401) {
         return new StoreException(
             StoreException.Kind.ACCESS_DENIED,
             "the store refused the credentials for "
@@ -43,7 +44,7 @@ final class S3Errors {
       }
       return new StoreException(StoreException.Kind.FAILED, where + ": " + said, e);
     }
-    if (e instanceof SdkClientException) {
+    if (e instanceof IOException) {
       return new StoreException(
           StoreException.Kind.UNREACHABLE,
           "cannot reach the object store at " + endpoint + ": " + rootMessage(e),

@@ -1,12 +1,15 @@
 package io.etcdoperator.operator.backup;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
-import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
@@ -15,21 +18,11 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
-import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
-import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
-import software.amazon.awssdk.core.exception.SdkException;
-import software.amazon.awssdk.core.sync.RequestBody;
-import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
-import software.amazon.awssdk.regions.Region;
-import software.amazon.awssdk.services.s3.S3Client;
-import software.amazon.awssdk.services.s3.model.CompletedPart;
-import software.amazon.awssdk.services.s3.model.S3Exception;
 
 /**
- * Snapshots in an S3-compatible bucket, through the AWS SDK for Java 2 on its URL-connection HTTP
- * client.
+ * Snapshots in an S3-compatible bucket, through {@link S3Http}: nine calls of S3's REST API
+ * (HeadBucket, PutObject, GetObject, HeadObject, ListObjectsV2, DeleteObject and the multipart
+ * upload's create, part, complete and abort), signed with Signature Version 4 and static keys.
  *
  * <h2>Uploads with flat memory</h2>
  *
@@ -39,8 +32,9 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
  * whatever the database size. An upload smaller than one part is one PutObject. The object appears
  * only when the multipart upload is completed; an upload that fails is aborted.
  *
- * <p>The SDK's default request checksums (CRC32 trailers, new in 2.30) are asked for only where the
- * API requires them: S3-compatible servers (s3proxy, MinIO, Ceph) do not all accept them.
+ * <p>Each request's body is signed by its SHA-256 ({@code x-amz-content-sha256}): the store refuses
+ * a body that arrives changed. No other checksum is sent: S3-compatible servers (s3proxy, MinIO,
+ * Ceph) do not all accept the newer ones.
  */
 public final class S3Store implements SnapshotStore {
   /** 8 MiB: above S3's 5 MiB minimum, 10 000 parts reach 80 GB. */
@@ -48,7 +42,10 @@ public final class S3Store implements SnapshotStore {
 
   private static final int BUFFERS = 3;
 
-  private final S3Client s3;
+  /** Keys per listing page asked for (S3's own limit is 1,000); tests ask for fewer. */
+  int pageSize = 1000;
+
+  private final S3Http s3;
   private final String bucket;
   private final String endpoint;
 
@@ -89,36 +86,30 @@ public final class S3Store implements SnapshotStore {
     this.bucket = bucket;
     this.endpoint = endpoint;
     this.s3 =
-        S3Client.builder()
-            .endpointOverride(URI.create(endpoint))
-            .region(Region.of(region == null || region.isBlank() ? "us-east-1" : region))
-            .forcePathStyle(forcePathStyle)
-            .credentialsProvider(
-                StaticCredentialsProvider.create(
-                    AwsBasicCredentials.create(accessKeyId, secretAccessKey)))
-            .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
-            .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
-            .httpClient(
-                UrlConnectionHttpClient.builder()
-                    .connectionTimeout(Duration.ofSeconds(10))
-                    .socketTimeout(socketTimeout)
-                    .build())
-            .build();
+        new S3Http(
+            URI.create(endpoint),
+            region == null || region.isBlank() ? "us-east-1" : region,
+            forcePathStyle,
+            bucket,
+            accessKeyId,
+            secretAccessKey,
+            Duration.ofSeconds(10),
+            socketTimeout);
   }
 
   @Override
   public void check() throws IOException {
     try {
-      s3.headBucket(r -> r.bucket(bucket));
-    } catch (S3Exception e) {
-      if (e.statusCode() == 404) {
+      s3.send("HEAD", null, Map.of(), null, 0, 0);
+    } catch (S3Http.Failure e) {
+      if (e.status() == 404) {
         throw new StoreException(
             StoreException.Kind.NOT_FOUND,
             "bucket " + bucket + " does not exist at " + endpoint,
             e);
       }
       throw translate("", e);
-    } catch (SdkException e) {
+    } catch (IOException e) {
       throw translate("", e);
     }
   }
@@ -130,19 +121,20 @@ public final class S3Store implements SnapshotStore {
 
   @Override
   public void put(String key, byte[] content) throws IOException {
-    call(key, () -> s3.putObject(r -> r.bucket(bucket).key(key), RequestBody.fromBytes(content)));
+    call(key, () -> s3.send("PUT", key, Map.of(), content, 0, content.length));
   }
 
   @Override
   public InputStream open(String key) throws IOException {
-    return call(key, () -> s3.getObject(r -> r.bucket(bucket).key(key)));
+    return call(key, () -> s3.download(key));
   }
 
   @Override
   public Optional<Long> size(String key) throws IOException {
     try {
-      return Optional.of(
-          call(key, () -> s3.headObject(r -> r.bucket(bucket).key(key)).contentLength()));
+      String length =
+          call(key, () -> s3.send("HEAD", key, Map.of(), null, 0, 0).header("Content-Length"));
+      return Optional.of(length == null ? 0L : Long.parseLong(length.trim()));
     } catch (StoreException e) {
       if (e.kind() == StoreException.Kind.NOT_FOUND) {
         return Optional.empty();
@@ -156,21 +148,29 @@ public final class S3Store implements SnapshotStore {
     String dir =
         prefix.isEmpty() || prefix.equals(".") ? "" : prefix.endsWith("/") ? prefix : prefix + "/";
     List<String> keys = new ArrayList<>();
-    call(
-        dir,
-        () -> {
-          s3.listObjectsV2Paginator(r -> r.bucket(bucket).prefix(dir))
-              .contents()
-              .forEach(o -> keys.add(o.key()));
-          return null;
-        });
+    String token = null;
+    do {
+      Map<String, String> query = new LinkedHashMap<>();
+      query.put("list-type", "2");
+      query.put("prefix", dir);
+      query.put("max-keys", Integer.toString(pageSize));
+      if (token != null) {
+        query.put("continuation-token", token);
+      }
+      String page = call(dir, () -> s3.send("GET", null, query, null, 0, 0).text());
+      keys.addAll(S3Http.all(page, "Key"));
+      token =
+          "true".equals(S3Http.first(page, "IsTruncated"))
+              ? S3Http.first(page, "NextContinuationToken")
+              : null;
+    } while (token != null);
     keys.sort(null);
     return keys;
   }
 
   @Override
   public void delete(String key) throws IOException {
-    call(key, () -> s3.deleteObject(r -> r.bucket(bucket).key(key)));
+    call(key, () -> s3.send("DELETE", key, Map.of(), null, 0, 0));
   }
 
   @Override
@@ -180,18 +180,18 @@ public final class S3Store implements SnapshotStore {
 
   @Override
   public void close() {
-    s3.close();
+    // connections are the JDK's to keep alive or close
   }
 
   private interface S3Call<T> {
-    T run();
+    T run() throws IOException;
   }
 
   /** Runs one call; its failure becomes a {@link StoreException} that says what to do. */
   private <T> T call(String key, S3Call<T> call) throws StoreException {
     try {
       return call.run();
-    } catch (SdkException e) {
+    } catch (IOException e) {
       throw translate(key, e);
     }
   }
@@ -200,12 +200,15 @@ public final class S3Store implements SnapshotStore {
     return S3Errors.translate(uri(key) + " at " + endpoint, endpoint, bucket, e);
   }
 
+  /** A part sent: its number and the ETag the store gave it. */
+  private record Part(int number, String etag) {}
+
   /** See the class Javadoc: parts filled here, sent by one background thread. */
   private final class MultipartUpload extends Upload {
     private final String key;
     private final BlockingQueue<byte[]> free = new ArrayBlockingQueue<>(BUFFERS);
     private final ExecutorService sender;
-    private final List<Future<CompletedPart>> parts = new ArrayList<>();
+    private final List<Future<Part>> parts = new ArrayList<>();
     private byte[] current;
     private int filled;
     private String uploadId;
@@ -267,8 +270,15 @@ public final class S3Store implements SnapshotStore {
 
     private void sendCurrent() throws IOException {
       if (uploadId == null) {
-        uploadId =
-            call(key, () -> s3.createMultipartUpload(r -> r.bucket(bucket).key(key)).uploadId());
+        String created =
+            call(key, () -> s3.send("POST", key, Map.of("uploads", ""), new byte[0], 0, 0).text());
+        uploadId = S3Http.first(created, "UploadId");
+        if (uploadId == null) {
+          throw new StoreException(
+              StoreException.Kind.FAILED,
+              uri(key) + " at " + endpoint + ": the store started no multipart upload: " + created,
+              null);
+        }
       }
       byte[] buffer = current;
       int length = filled;
@@ -279,17 +289,15 @@ public final class S3Store implements SnapshotStore {
           sender.submit(
               () -> {
                 try {
-                  String etag =
-                      s3.uploadPart(
-                              r ->
-                                  r.bucket(bucket)
-                                      .key(key)
-                                      .uploadId(uploadId)
-                                      .partNumber(partNumber)
-                                      .contentLength((long) length),
-                              RequestBody.fromByteBuffer(ByteBuffer.wrap(buffer, 0, length)))
-                          .eTag();
-                  return CompletedPart.builder().partNumber(partNumber).eTag(etag).build();
+                  S3Http.Response r =
+                      s3.send(
+                          "PUT",
+                          key,
+                          Map.of("partNumber", Integer.toString(partNumber), "uploadId", uploadId),
+                          buffer,
+                          0,
+                          length);
+                  return new Part(partNumber, r.header("ETag"));
                 } finally {
                   free.offer(buffer);
                 }
@@ -299,14 +307,14 @@ public final class S3Store implements SnapshotStore {
 
     /** A part that failed ends the upload now, not at the end of a long stream. */
     private void failFast() throws IOException {
-      for (Future<CompletedPart> f : parts) {
+      for (Future<Part> f : parts) {
         if (f.isDone()) {
           await(f);
         }
       }
     }
 
-    private CompletedPart await(Future<CompletedPart> f) throws IOException {
+    private Part await(Future<Part> f) throws IOException {
       try {
         return f.get();
       } catch (ExecutionException e) {
@@ -323,30 +331,23 @@ public final class S3Store implements SnapshotStore {
         if (uploadId == null) {
           byte[] body = current == null ? new byte[0] : current;
           int length = filled;
-          call(
-              key,
-              () ->
-                  s3.putObject(
-                      r -> r.bucket(bucket).key(key).contentLength((long) length),
-                      RequestBody.fromByteBuffer(ByteBuffer.wrap(body, 0, length))));
+          call(key, () -> s3.send("PUT", key, Map.of(), body, 0, length));
           return;
         }
         if (filled > 0) {
           sendCurrent();
         }
-        List<CompletedPart> done = new ArrayList<>();
-        for (Future<CompletedPart> f : parts) {
-          done.add(await(f));
+        StringBuilder xml = new StringBuilder("<CompleteMultipartUpload>");
+        for (Future<Part> f : parts) {
+          Part p = await(f);
+          xml.append("<Part><PartNumber>")
+              .append(p.number())
+              .append("</PartNumber><ETag>")
+              .append(S3Http.escape(p.etag()))
+              .append("</ETag></Part>");
         }
-        call(
-            key,
-            () ->
-                s3.completeMultipartUpload(
-                    r ->
-                        r.bucket(bucket)
-                            .key(key)
-                            .uploadId(uploadId)
-                            .multipartUpload(m -> m.parts(done))));
+        byte[] body = xml.append("</CompleteMultipartUpload>").toString().getBytes(UTF_8);
+        call(key, () -> s3.send("POST", key, Map.of("uploadId", uploadId), body, 0, body.length));
       } finally {
         sender.shutdownNow();
       }
@@ -357,8 +358,8 @@ public final class S3Store implements SnapshotStore {
       sender.shutdownNow();
       if (uploadId != null) {
         try {
-          s3.abortMultipartUpload(r -> r.bucket(bucket).key(key).uploadId(uploadId));
-        } catch (SdkException ignored) {
+          s3.send("DELETE", key, Map.of("uploadId", uploadId), null, 0, 0);
+        } catch (IOException ignored) {
           // the store is down: the incomplete upload stays invisible
         }
       }

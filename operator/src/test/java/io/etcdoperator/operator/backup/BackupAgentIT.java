@@ -256,10 +256,10 @@ class BackupAgentIT {
   }
 
   /**
-   * An object store that answers 500 to every attempt at the second part of the upload (the SDK
-   * retries it, in vain): the backup fails naming the object and what the store said, the multipart
-   * upload is given up, nothing stands under the key, and with the store well again the next backup
-   * works.
+   * An object store that answers 500 to every attempt at the second part of the upload (the client
+   * tries it three times, in vain): the backup fails naming the object and what the store said, the
+   * multipart upload is given up, nothing stands under the key, and with the store well again the
+   * next backup works.
    */
   @Test
   void anObjectStoreAnswering500MidUploadFailsNamingItAndLeavesNothing() throws Exception {

@@ -1,0 +1,115 @@
+package io.etcdoperator.operator.backup;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.etcdoperator.testing.FaultyHttpProxy;
+import io.etcdoperator.testing.S3ProxyServer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@link S3Store}'s own S3 client against a real S3-compatible server (s3proxy, which checks every
+ * request's Signature Version 4 and its body's SHA-256): keys that need encoding, listings of more
+ * than one page, retries of a store that fails for a moment, and the calls' error answers.
+ */
+class S3StoreIT {
+  private static final String BUCKET = "backups";
+
+  @TempDir Path dir;
+
+  @Test
+  void keysThatNeedEncodingRoundTrip() throws Exception {
+    try (S3ProxyServer s3 = S3ProxyServer.start(dir.resolve("s3"), BUCKET);
+        S3Store store = store(s3.endpoint(), S3ProxyServer.SECRET_KEY)) {
+      List<String> keys =
+          List.of("ns/c/a b.db", "ns/c/plus+and&amp.db", "ns/c/é~(1).db", "ns/c/x=y;z,w.db");
+      for (String k : keys) {
+        store.put(k, k.getBytes(StandardCharsets.UTF_8));
+      }
+      for (String k : keys) {
+        assertThat(store.open(k).readAllBytes()).isEqualTo(k.getBytes(StandardCharsets.UTF_8));
+        assertThat(store.size(k)).contains((long) k.getBytes(StandardCharsets.UTF_8).length);
+      }
+      assertThat(store.list("ns/c")).containsExactlyInAnyOrderElementsOf(keys);
+      store.delete("ns/c/a b.db");
+      assertThat(store.size("ns/c/a b.db")).isEmpty();
+      assertThat(store.list("ns/c")).hasSize(3);
+    }
+  }
+
+  @Test
+  void aListingOfSeveralPagesIsWhole() throws Exception {
+    try (S3ProxyServer s3 = S3ProxyServer.start(dir.resolve("s3"), BUCKET);
+        S3Store store = store(s3.endpoint(), S3ProxyServer.SECRET_KEY)) {
+      store.pageSize = 3;
+      List<String> keys = new ArrayList<>();
+      for (int i = 0; i < 10; i++) {
+        keys.add("p/k-" + i);
+        store.put("p/k-" + i, new byte[] {(byte) i});
+      }
+      store.put("q/other", new byte[1]);
+      assertThat(store.list("p")).containsExactlyElementsOf(keys);
+    }
+  }
+
+  @Test
+  void aStoreThatFailsForAMomentIsAskedAgain() throws Exception {
+    try (S3ProxyServer s3 = S3ProxyServer.start(dir.resolve("s3"), BUCKET);
+        FaultyHttpProxy proxy = FaultyHttpProxy.in(s3.endpoint());
+        S3Store store = store(proxy.endpoint(), S3ProxyServer.SECRET_KEY)) {
+      proxy.failFirst("^PUT /backups/flaky", FaultyHttpProxy.Fault.ERROR_500, 0, 2);
+      store.put("flaky", new byte[] {42});
+      assertThat(proxy.faulted()).isEqualTo(2);
+      assertThat(store.open("flaky").readAllBytes()).containsExactly(42);
+
+      proxy.failFirst("^GET /backups/flaky", FaultyHttpProxy.Fault.ERROR_500, 0, S3Http.ATTEMPTS);
+      assertThatThrownBy(() -> store.open("flaky"))
+          .isInstanceOf(StoreException.class)
+          .hasMessageContaining("s3://backups/flaky at " + proxy.endpoint())
+          .hasMessageContaining("InternalError (HTTP 500)");
+      assertThat(proxy.faulted()).isEqualTo(2 + S3Http.ATTEMPTS);
+    }
+  }
+
+  @Test
+  void errorAnswersAreNamed() throws Exception {
+    try (S3ProxyServer s3 = S3ProxyServer.start(dir.resolve("s3"), BUCKET);
+        S3Store store = store(s3.endpoint(), S3ProxyServer.SECRET_KEY);
+        S3Store wrong = store(s3.endpoint(), "not-the-secret")) {
+      assertThat(store.size("missing")).isEmpty();
+      assertThatThrownBy(() -> store.open("missing"))
+          .isInstanceOf(StoreException.class)
+          .hasMessageContaining("s3://backups/missing at " + s3.endpoint() + " does not exist")
+          .satisfies(
+              e ->
+                  assertThat(((StoreException) e).kind()).isEqualTo(StoreException.Kind.NOT_FOUND));
+      assertThatThrownBy(wrong::check)
+          .isInstanceOf(StoreException.class)
+          .hasMessageContaining("refused the credentials")
+          .satisfies(
+              e ->
+                  assertThat(((StoreException) e).kind())
+                      .isEqualTo(StoreException.Kind.ACCESS_DENIED));
+      assertThatThrownBy(() -> wrong.put("k", new byte[1]))
+          .hasMessageContaining("SignatureDoesNotMatch");
+    }
+    try (S3Store nobody = store("http://127.0.0.1:1", S3ProxyServer.SECRET_KEY)) {
+      assertThatThrownBy(nobody::check)
+          .isInstanceOf(StoreException.class)
+          .hasMessageContaining("cannot reach the object store at http://127.0.0.1:1")
+          .satisfies(
+              e ->
+                  assertThat(((StoreException) e).kind())
+                      .isEqualTo(StoreException.Kind.UNREACHABLE));
+    }
+  }
+
+  private static S3Store store(String endpoint, String secret) {
+    return new S3Store(endpoint, null, true, BUCKET, S3ProxyServer.ACCESS_KEY, secret);
+  }
+}
