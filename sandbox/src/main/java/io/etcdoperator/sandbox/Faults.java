@@ -103,9 +103,17 @@ public final class Faults {
     }
   }
 
-  /** SIGCONT to every process of the pod. */
+  /**
+   * SIGCONT to every process of the pod, unless its node is down: a node that is down keeps its
+   * processes stopped until it is up again, whatever froze them first (a freeze that ended while
+   * the node was down once let a member of a down node run on: robustness seed 31287).
+   */
   public void thaw(String namespace, String pod) {
-    if (!running(namespace, pod).thaw()) {
+    PodHandle h = running(namespace, pod);
+    if (kubelet.isDown(h.node())) {
+      return;
+    }
+    if (!h.thaw()) {
       throw new IllegalArgumentException(
           "pod " + namespace + "/" + pod + " has no running process");
     }

@@ -499,6 +499,13 @@ class NodesIT {
     // SIGSTOP is delivered when the process is next scheduled: on a busy machine /proc says 'R' a
     // moment longer.
     await().atMost(Duration.ofSeconds(5)).until(() -> state(pid) == 'T');
+    // a freeze that ends while the node is down leaves the process stopped (seed 31287)
+    sandbox.faults().freeze("default", "tolerant");
+    sandbox.faults().thaw("default", "tolerant");
+    await()
+        .during(Duration.ofSeconds(1))
+        .atMost(Duration.ofSeconds(2))
+        .until(() -> state(pid) == 'T');
     Node down =
         await()
             .atMost(Duration.ofSeconds(20))

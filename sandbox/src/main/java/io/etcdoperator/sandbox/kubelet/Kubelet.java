@@ -193,6 +193,11 @@ public final class Kubelet implements AutoCloseable {
     LOG.info("node {} is down", node);
   }
 
+  /** Whether {@code node} is down ({@link #nodeDown}) and not up again. */
+  public boolean isDown(String node) {
+    return node != null && down.contains(node);
+  }
+
   /**
    * The node's kubelet is back: its processes thawed, its Lease renewed and status posted, every
    * pod's status written again, and pods deleted meanwhile stopped.

@@ -21,6 +21,11 @@ public final class PodHandle {
     return worker.uid();
   }
 
+  /** The node the pod runs on. */
+  public String node() {
+    return worker.node();
+  }
+
   /** The pod's current address, or null before it has one. */
   public String ip() {
     return worker.podIp();
