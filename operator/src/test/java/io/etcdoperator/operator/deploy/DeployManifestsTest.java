@@ -83,6 +83,19 @@ class DeployManifestsTest {
    * The image's etcd tools (a restore's etcdutl, a point-in-time restore's etcd) are those of the
    * default etcd image: the Dockerfile said 3.5.17 while members ran 3.5.30.
    */
+  /** The image's version label is the project's version (it is written by hand in both). */
+  @Test
+  void imageLabelsItsVersion() throws IOException {
+    String dockerfile = Files.readString(HelmChartTest.DEPLOY.resolve("image/Dockerfile"));
+    java.util.regex.Matcher version =
+        java.util.regex.Pattern.compile("<version>([^<]+)</version>")
+            .matcher(Files.readString(Path.of("../pom.xml")));
+    assertThat(version.find()).isTrue();
+    assertThat(dockerfile)
+        .contains("org.opencontainers.image.version=\"" + version.group(1) + "\"")
+        .contains("org.opencontainers.image.licenses=\"Apache-2.0\"");
+  }
+
   @Test
   void imageCarriesTheEtcdToolsOfTheDefaultEtcdImage() throws IOException {
     String dockerfile = Files.readString(HelmChartTest.DEPLOY.resolve("image/Dockerfile"));

@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -46,6 +47,9 @@ public final class HostsFile {
     Path next = Files.createTempFile(dir, file.getFileName().toString(), ".next");
     try {
       Files.write(next, bytes);
+      // readable by every user, as /etc/hosts is: an operator run as a container's non-root user
+      // reads the sandbox's names from it (ImageE2EIT)
+      Files.setPosixFilePermissions(next, PosixFilePermissions.fromString("rw-r--r--"));
       Files.move(next, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
     } finally {
       Files.deleteIfExists(next);
