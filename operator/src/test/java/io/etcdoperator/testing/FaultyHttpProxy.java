@@ -35,7 +35,15 @@ public final class FaultyHttpProxy implements Closeable {
     /** 500 Internal Server Error, with an S3-style body. */
     ERROR_500,
     /** The head and {@code stallAfterBytes} of the body, then silence. */
-    STALL
+    STALL,
+    /** The head and {@code stallAfterBytes} of the body, then the connection closed. */
+    CUT,
+    /**
+     * The request is carried out upstream, and its answer lost: the connection closes unanswered.
+     */
+    LOSE_ANSWER,
+    /** 200 OK with an S3 InternalError body, as a CompleteMultipartUpload that failed late. */
+    ERROR_IN_200
   }
 
   private final ServerSocket server;
@@ -111,14 +119,15 @@ public final class FaultyHttpProxy implements Closeable {
               ? fault.get()
               : Fault.NONE;
       OutputStream out = client.getOutputStream();
-      if (f == Fault.ERROR_500) {
+      if (f == Fault.ERROR_500 || f == Fault.ERROR_IN_200) {
         faulted.incrementAndGet();
         byte[] xml =
             ("<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>InternalError</Code>"
                     + "<Message>injected by FaultyHttpProxy</Message></Error>")
                 .getBytes(StandardCharsets.UTF_8);
         out.write(
-            ("HTTP/1.1 500 Internal Server Error\r\nContent-Type: application/xml\r\n"
+            ((f == Fault.ERROR_500 ? "HTTP/1.1 500 Internal Server Error" : "HTTP/1.1 200 OK")
+                    + "\r\nContent-Type: application/xml\r\n"
                     + "Content-Length: "
                     + xml.length
                     + "\r\nConnection: close\r\n\r\n")
@@ -133,6 +142,18 @@ public final class FaultyHttpProxy implements Closeable {
         upOut.write(body);
         upOut.flush();
         InputStream upIn = up.getInputStream();
+        if (f == Fault.LOSE_ANSWER) {
+          faulted.incrementAndGet();
+          upIn.readAllBytes();
+          return;
+        }
+        if (f == Fault.CUT) {
+          faulted.incrementAndGet();
+          out.write(readHead(upIn).getBytes(StandardCharsets.ISO_8859_1));
+          out.write(upIn.readNBytes(stallAfterBytes));
+          out.flush();
+          return;
+        }
         if (f == Fault.STALL) {
           faulted.incrementAndGet();
           String answer = readHead(upIn);

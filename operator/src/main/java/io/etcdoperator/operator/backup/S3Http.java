@@ -1,5 +1,7 @@
 package io.etcdoperator.operator.backup;
 
+import java.io.EOFException;
+import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -14,6 +16,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -22,16 +25,26 @@ import java.util.regex.Pattern;
  * JDK's {@link HttpURLConnection} (which keeps connections alive between calls).
  *
  * <p>A call that cannot reach the store (refused, reset, timed out) or that the store answers with
- * 500, 502, 503, 504 or 429 is tried again, at most {@link #ATTEMPTS} times in all, 200 ms and then
- * 400 ms apart; every body is in memory, so a retry sends the same bytes. Any other answer of 300
+ * 500, 502, 503, 504, 429 or an error code of its own trouble ({@link Failure#retryable}) is tried
+ * again, at most {@link #ATTEMPTS} times in all, 200 ms and then 400 ms apart; every body is in
+ * memory, so a retry sends the same bytes. A retry may repeat a call the store had carried out
+ * before its answer was lost: harmless for every call but CompleteMultipartUpload, whose repeat the
+ * store answers NoSuchUpload ({@link S3Store} then looks for the object). Any other answer of 300
  * or more is a {@link Failure} carrying the status and the store's error code. A download is
  * retried only until its answer starts: a stream that breaks off later is the reader's failure.
+ *
+ * <p>An answer shorter than its Content-Length is a failure, never a shorter answer: the JDK 17
+ * HTTP connection reports a body cut short as its end (JDK-8335135), which would make a cut listing
+ * page look whole and a cut download look like a short object.
  *
  * <p>The store's XML answers are read for the few elements the calls need, without an XML parser:
  * S3's answers are flat and their texts escaped as XML escapes them.
  */
 final class S3Http {
   static final int ATTEMPTS = 3;
+
+  private static final Set<String> RETRYABLE_CODES =
+      Set.of("InternalError", "SlowDown", "ServiceUnavailable", "RequestTimeout", "Throttling");
 
   /** The store answered with an error. */
   static final class Failure extends IOException {
@@ -53,8 +66,18 @@ final class S3Http {
       return code;
     }
 
+    /**
+     * The store's own trouble, which a later attempt may not meet: 500, 502, 503, 504 and 429, and
+     * the codes S3 gives them whatever the status (a CompleteMultipartUpload fails with a 200 and
+     * an InternalError body; a part whose body came too slowly is a 400 RequestTimeout).
+     */
     boolean retryable() {
-      return status == 500 || status == 502 || status == 503 || status == 504 || status == 429;
+      return status == 500
+          || status == 502
+          || status == 503
+          || status == 504
+          || status == 429
+          || RETRYABLE_CODES.contains(code);
     }
   }
 
@@ -109,8 +132,12 @@ final class S3Http {
     return retrying(
         () -> {
           HttpURLConnection c = open(method, key, query, body, off, len);
-          try (InputStream in = c.getInputStream()) {
+          try (InputStream in = whole(c)) {
             Response r = new Response(c.getResponseCode(), c.getHeaderFields(), in.readAllBytes());
+            // an XML answer cut short may come without a length (chunked), and end silently
+            if (r.body.length > 0 && !xmlEnds(r.text())) {
+              throw new EOFException("the store's XML answer ended before its end");
+            }
             // CompleteMultipartUpload may fail after its 200 has been sent
             if (r.body.length > 0 && r.text().contains("<Error>")) {
               throw failure(r.status, r.text());
@@ -125,8 +152,48 @@ final class S3Http {
     return retrying(
         () -> {
           HttpURLConnection c = open("GET", key, Map.of(), null, 0, 0);
-          return c.getInputStream();
+          return whole(c);
         });
+  }
+
+  /**
+   * The answer's body, failing with an {@link EOFException} when it ends before its Content-Length
+   * (see the class Javadoc).
+   */
+  private static InputStream whole(HttpURLConnection c) throws IOException {
+    long expected = c.getContentLengthLong();
+    InputStream in = c.getInputStream();
+    if (expected < 0 || "HEAD".equals(c.getRequestMethod())) {
+      return in;
+    }
+    return new FilterInputStream(in) {
+      private long read;
+
+      @Override
+      public int read() throws IOException {
+        int b = super.read();
+        count(b < 0 ? -1 : 1);
+        return b;
+      }
+
+      @Override
+      public int read(byte[] b, int off, int len) throws IOException {
+        int n = super.read(b, off, len);
+        count(n);
+        return n;
+      }
+
+      private void count(int n) throws EOFException {
+        if (n < 0) {
+          if (read < expected) {
+            throw new EOFException(
+                "the answer ended after " + read + " of its " + expected + " bytes");
+          }
+        } else {
+          read += n;
+        }
+      }
+    };
   }
 
   private interface Attempt<T> {
@@ -159,7 +226,7 @@ final class S3Http {
   private HttpURLConnection open(
       String method, String key, Map<String, String> query, byte[] body, int off, int len)
       throws IOException {
-    String base = endpoint.getRawPath() == null ? "" : endpoint.getRawPath();
+    String base = endpoint.getPath() == null ? "" : endpoint.getPath();
     base = base.endsWith("/") ? base.substring(0, base.length() - 1) : base;
     String host = endpoint.getHost();
     String path;
@@ -198,27 +265,47 @@ final class S3Http {
     c.setRequestProperty("x-amz-date", signed.get("x-amz-date"));
     c.setRequestProperty(
         "Authorization", signer.authorization(method, encodedPath, query, signed, payload, now));
-    if (body != null) {
-      c.setDoOutput(true);
-      c.setFixedLengthStreamingMode(len);
-      c.setRequestProperty(
-          "Content-Type", method.equals("POST") ? "application/xml" : "application/octet-stream");
-      try (OutputStream out = c.getOutputStream()) {
-        out.write(body, off, len);
+    int status;
+    try {
+      if (body != null) {
+        c.setDoOutput(true);
+        c.setFixedLengthStreamingMode(len);
+        // XML for CompleteMultipartUpload only: the type given when an upload starts is the
+        // object's
+        c.setRequestProperty(
+            "Content-Type",
+            method.equals("POST") && query.containsKey("uploadId")
+                ? "application/xml"
+                : "application/octet-stream");
+        try (OutputStream out = c.getOutputStream()) {
+          out.write(body, off, len);
+        }
       }
+      status = c.getResponseCode();
+    } catch (IOException e) {
+      c.disconnect();
+      throw e;
     }
-    int status = c.getResponseCode();
     if (status >= 300) {
       String text = "";
+      // read whole: the connection stays alive for the next call
       try (InputStream err = c.getErrorStream()) {
         if (err != null) {
           text = new String(err.readAllBytes(), StandardCharsets.UTF_8);
         }
       }
-      c.disconnect();
       throw failure(status, text);
     }
     return c;
+  }
+
+  private static final Pattern ROOT =
+      Pattern.compile("^\\s*(?:<\\?[^>]*\\?>\\s*)?<([A-Za-z][\\w.-]*)");
+
+  /** Whether {@code text}, if it is XML, ends with its root element's end tag. */
+  static boolean xmlEnds(String text) {
+    Matcher m = ROOT.matcher(text);
+    return !m.find() || text.stripTrailing().endsWith("</" + m.group(1) + ">");
   }
 
   static Failure failure(int status, String xml) {

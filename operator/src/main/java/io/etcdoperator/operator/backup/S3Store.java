@@ -48,6 +48,7 @@ public final class S3Store implements SnapshotStore {
   private final S3Http s3;
   private final String bucket;
   private final String endpoint;
+  private final Duration socketTimeout;
 
   /**
    * @param endpoint http(s) URL of the store
@@ -85,6 +86,7 @@ public final class S3Store implements SnapshotStore {
       Duration socketTimeout) {
     this.bucket = bucket;
     this.endpoint = endpoint;
+    this.socketTimeout = socketTimeout;
     this.s3 =
         new S3Http(
             URI.create(endpoint),
@@ -159,10 +161,21 @@ public final class S3Store implements SnapshotStore {
       }
       String page = call(dir, () -> s3.send("GET", null, query, null, 0, 0).text());
       keys.addAll(S3Http.all(page, "Key"));
-      token =
+      String next =
           "true".equals(S3Http.first(page, "IsTruncated"))
               ? S3Http.first(page, "NextContinuationToken")
               : null;
+      if ("true".equals(S3Http.first(page, "IsTruncated"))
+          && (next == null || next.equals(token))) {
+        throw new StoreException(
+            StoreException.Kind.FAILED,
+            uri(dir)
+                + " at "
+                + endpoint
+                + ": the store's listing says there is more but gives no new continuation token",
+            null);
+      }
+      token = next;
     } while (token != null);
     keys.sort(null);
     return keys;
@@ -201,7 +214,7 @@ public final class S3Store implements SnapshotStore {
   }
 
   /** A part sent: its number and the ETag the store gave it. */
-  private record Part(int number, String etag) {}
+  private record Part(int number, String etag, long length) {}
 
   /** See the class Javadoc: parts filled here, sent by one background thread. */
   private final class MultipartUpload extends Upload {
@@ -297,7 +310,12 @@ public final class S3Store implements SnapshotStore {
                           buffer,
                           0,
                           length);
-                  return new Part(partNumber, r.header("ETag"));
+                  String etag = r.header("ETag");
+                  if (etag == null) {
+                    throw new IOException(
+                        "the store gave part " + partNumber + " of the upload no ETag");
+                  }
+                  return new Part(partNumber, etag, length);
                 } finally {
                   free.offer(buffer);
                 }
@@ -338,8 +356,10 @@ public final class S3Store implements SnapshotStore {
           sendCurrent();
         }
         StringBuilder xml = new StringBuilder("<CompleteMultipartUpload>");
+        long total = 0;
         for (Future<Part> f : parts) {
           Part p = await(f);
+          total += p.length();
           xml.append("<Part><PartNumber>")
               .append(p.number())
               .append("</PartNumber><ETag>")
@@ -347,7 +367,17 @@ public final class S3Store implements SnapshotStore {
               .append("</ETag></Part>");
         }
         byte[] body = xml.append("</CompleteMultipartUpload>").toString().getBytes(UTF_8);
-        call(key, () -> s3.send("POST", key, Map.of("uploadId", uploadId), body, 0, body.length));
+        try {
+          call(key, () -> s3.send("POST", key, Map.of("uploadId", uploadId), body, 0, body.length));
+        } catch (StoreException e) {
+          // a retry of a completion whose answer was lost: the upload is gone because it is done
+          // (NoSuchUpload from S3, NoSuchKey from s3proxy)
+          if (!(e.getCause() instanceof S3Http.Failure f
+                  && ("NoSuchUpload".equals(f.code()) || "NoSuchKey".equals(f.code())))
+              || !size(key).equals(Optional.of(total))) {
+            throw e;
+          }
+        }
       } finally {
         sender.shutdownNow();
       }
@@ -356,6 +386,12 @@ public final class S3Store implements SnapshotStore {
     @Override
     protected void doAbort() {
       sender.shutdownNow();
+      try {
+        // a part on its way is not stopped by the interrupt: it could land after the abort
+        sender.awaitTermination(socketTimeout.toMillis() + 10_000, TimeUnit.MILLISECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
       if (uploadId != null) {
         try {
           s3.send("DELETE", key, Map.of("uploadId", uploadId), null, 0, 0);

@@ -76,6 +76,70 @@ class S3StoreIT {
     }
   }
 
+  /**
+   * A CompleteMultipartUpload carried out by the store whose answer is lost: the retry meets an
+   * upload that is no more (NoSuchUpload), and the object it made is taken for what it is.
+   */
+  @Test
+  void aCompletionWhoseAnswerWasLostIsNotAFailure() throws Exception {
+    try (S3ProxyServer s3 = S3ProxyServer.start(dir.resolve("s3"), BUCKET);
+        FaultyHttpProxy proxy = FaultyHttpProxy.in(s3.endpoint());
+        S3Store store = store(proxy.endpoint(), S3ProxyServer.SECRET_KEY)) {
+      byte[] data = bytes(S3Store.PART_SIZE + 4096);
+      proxy.failFirst("^POST /backups/big\\?uploadId=", FaultyHttpProxy.Fault.LOSE_ANSWER, 0, 1);
+      try (SnapshotStore.Upload u = store.upload("big")) {
+        u.write(data, 0, data.length);
+        u.commit();
+      }
+      assertThat(proxy.faulted()).isEqualTo(1);
+      assertThat(store.open("big").readAllBytes()).isEqualTo(data);
+    }
+  }
+
+  /** A completion that fails after its 200 (an InternalError body) is tried again. */
+  @Test
+  void aCompletionFailingAfterIts200IsTriedAgain() throws Exception {
+    try (S3ProxyServer s3 = S3ProxyServer.start(dir.resolve("s3"), BUCKET);
+        FaultyHttpProxy proxy = FaultyHttpProxy.in(s3.endpoint());
+        S3Store store = store(proxy.endpoint(), S3ProxyServer.SECRET_KEY)) {
+      byte[] data = bytes(S3Store.PART_SIZE + 1);
+      proxy.failFirst("^POST /backups/late\\?uploadId=", FaultyHttpProxy.Fault.ERROR_IN_200, 0, 1);
+      try (SnapshotStore.Upload u = store.upload("late")) {
+        u.write(data, 0, data.length);
+        u.commit();
+      }
+      assertThat(proxy.faulted()).isEqualTo(1);
+      assertThat(store.open("late").readAllBytes()).isEqualTo(data);
+    }
+  }
+
+  /**
+   * An answer cut short of its Content-Length is a failure, not a shorter answer: a download fails
+   * as it is read, and a listing page is asked for again.
+   */
+  @Test
+  void anAnswerCutShortIsAFailureNotAShorterAnswer() throws Exception {
+    try (S3ProxyServer s3 = S3ProxyServer.start(dir.resolve("s3"), BUCKET);
+        FaultyHttpProxy proxy = FaultyHttpProxy.in(s3.endpoint());
+        S3Store store = store(proxy.endpoint(), S3ProxyServer.SECRET_KEY)) {
+      byte[] data = bytes(100_000);
+      store.put("p/cut", data);
+      store.put("p/other", new byte[1]);
+
+      proxy.failFirst("^GET /backups/p/cut ", FaultyHttpProxy.Fault.CUT, 50_000, 1);
+      try (var in = store.open("p/cut")) {
+        assertThatThrownBy(in::readAllBytes)
+            .isInstanceOf(java.io.EOFException.class)
+            .hasMessage("the answer ended after 50000 of its 100000 bytes");
+      }
+      assertThat(proxy.faulted()).isEqualTo(1);
+
+      proxy.failFirst("^GET /backups\\?list-type", FaultyHttpProxy.Fault.CUT, 200, 1);
+      assertThat(store.list("p")).containsExactly("p/cut", "p/other");
+      assertThat(proxy.faulted()).isEqualTo(2);
+    }
+  }
+
   @Test
   void errorAnswersAreNamed() throws Exception {
     try (S3ProxyServer s3 = S3ProxyServer.start(dir.resolve("s3"), BUCKET);
@@ -107,6 +171,12 @@ class S3StoreIT {
                   assertThat(((StoreException) e).kind())
                       .isEqualTo(StoreException.Kind.UNREACHABLE));
     }
+  }
+
+  private static byte[] bytes(int n) {
+    byte[] b = new byte[n];
+    new java.util.Random(n).nextBytes(b);
+    return b;
   }
 
   private static S3Store store(String endpoint, String secret) {

@@ -108,6 +108,20 @@ class SigV4Test {
                 "Key"))
         .containsExactly("a", "b&c");
     assertThat(S3Http.escape("\"e&t<a>g'")).isEqualTo("&quot;e&amp;t&lt;a&gt;g&apos;");
+    assertThat(
+            S3Http.xmlEnds(
+                "<?xml version=\"1.0\"?>\n<ListBucketResult><Key>a</Key></ListBucketResult>\n"))
+        .isTrue();
+    assertThat(S3Http.xmlEnds("<?xml version=\"1.0\"?><ListBucketResult><Key>a</Key><Ke"))
+        .isFalse();
+    assertThat(S3Http.xmlEnds("<ListBucketResult><Key>a</Key></Key>")).isFalse();
+    assertThat(S3Http.xmlEnds("not xml")).isTrue();
+    assertThat(S3Http.failure(400, "<Error><Code>RequestTimeout</Code></Error>").retryable())
+        .isTrue();
+    assertThat(S3Http.failure(200, "<Error><Code>InternalError</Code></Error>").retryable())
+        .isTrue();
+    assertThat(S3Http.failure(403, "<Error><Code>AccessDenied</Code></Error>").retryable())
+        .isFalse();
     assertThat(S3Http.unescape(S3Http.escape("\"e&t<a>g'"))).isEqualTo("\"e&t<a>g'");
   }
 }
