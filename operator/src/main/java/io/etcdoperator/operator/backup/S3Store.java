@@ -1,7 +1,5 @@
 package io.etcdoperator.operator.backup;
 
-import static java.nio.charset.StandardCharsets.UTF_8;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
@@ -11,13 +9,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Snapshots in an S3-compatible bucket, through {@link S3Http}: nine calls of S3's REST API
@@ -39,8 +30,6 @@ import java.util.concurrent.TimeUnit;
 public final class S3Store implements SnapshotStore {
   /** 8 MiB: above S3's 5 MiB minimum, 10 000 parts reach 80 GB. */
   static final int PART_SIZE = 8 * 1024 * 1024;
-
-  private static final int BUFFERS = 3;
 
   /** Keys per listing page asked for (S3's own limit is 1,000); tests ask for fewer. */
   int pageSize = 1000;
@@ -118,7 +107,7 @@ public final class S3Store implements SnapshotStore {
 
   @Override
   public Upload upload(String key) {
-    return new MultipartUpload(key);
+    return new S3Upload(this, s3, key, endpoint, socketTimeout);
   }
 
   @Override
@@ -196,12 +185,12 @@ public final class S3Store implements SnapshotStore {
     // connections are the JDK's to keep alive or close
   }
 
-  private interface S3Call<T> {
+  interface S3Call<T> {
     T run() throws IOException;
   }
 
   /** Runs one call; its failure becomes a {@link StoreException} that says what to do. */
-  private <T> T call(String key, S3Call<T> call) throws StoreException {
+  <T> T call(String key, S3Call<T> call) throws StoreException {
     try {
       return call.run();
     } catch (IOException e) {
@@ -211,194 +200,5 @@ public final class S3Store implements SnapshotStore {
 
   StoreException translate(String key, Throwable e) {
     return S3Errors.translate(uri(key) + " at " + endpoint, endpoint, bucket, e);
-  }
-
-  /** A part sent: its number and the ETag the store gave it. */
-  private record Part(int number, String etag, long length) {}
-
-  /** See the class Javadoc: parts filled here, sent by one background thread. */
-  private final class MultipartUpload extends Upload {
-    private final String key;
-    private final BlockingQueue<byte[]> free = new ArrayBlockingQueue<>(BUFFERS);
-    private final ExecutorService sender;
-    private final List<Future<Part>> parts = new ArrayList<>();
-    private byte[] current;
-    private int filled;
-    private String uploadId;
-    private int allocated;
-
-    MultipartUpload(String key) {
-      this.key = key;
-      this.sender =
-          Executors.newSingleThreadExecutor(
-              r -> {
-                Thread t = new Thread(r, "s3-part-upload");
-                t.setDaemon(true);
-                return t;
-              });
-    }
-
-    @Override
-    public void write(int b) throws IOException {
-      write(new byte[] {(byte) b}, 0, 1);
-    }
-
-    @Override
-    public void write(byte[] b, int off, int len) throws IOException {
-      while (len > 0) {
-        if (current == null) {
-          current = takeBuffer();
-        }
-        int n = Math.min(len, PART_SIZE - filled);
-        System.arraycopy(b, off, current, filled, n);
-        filled += n;
-        off += n;
-        len -= n;
-        if (filled == PART_SIZE) {
-          sendCurrent();
-        }
-      }
-    }
-
-    private byte[] takeBuffer() throws IOException {
-      if (free.isEmpty() && allocated < BUFFERS) {
-        allocated++;
-        return new byte[PART_SIZE];
-      }
-      try {
-        // a buffer comes back when its part has been sent; a failed send is seen at commit
-        byte[] b = free.poll(5, TimeUnit.MINUTES);
-        if (b == null) {
-          throw new StoreException(
-              StoreException.Kind.UNREACHABLE,
-              "no part of " + uri(key) + " was sent for 5 minutes",
-              null);
-        }
-        return b;
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IOException("interrupted", e);
-      }
-    }
-
-    private void sendCurrent() throws IOException {
-      if (uploadId == null) {
-        String created =
-            call(key, () -> s3.send("POST", key, Map.of("uploads", ""), new byte[0], 0, 0).text());
-        uploadId = S3Http.first(created, "UploadId");
-        if (uploadId == null) {
-          throw new StoreException(
-              StoreException.Kind.FAILED,
-              uri(key) + " at " + endpoint + ": the store started no multipart upload: " + created,
-              null);
-        }
-      }
-      byte[] buffer = current;
-      int length = filled;
-      int partNumber = parts.size() + 1;
-      current = null;
-      filled = 0;
-      parts.add(
-          sender.submit(
-              () -> {
-                try {
-                  S3Http.Response r =
-                      s3.send(
-                          "PUT",
-                          key,
-                          Map.of("partNumber", Integer.toString(partNumber), "uploadId", uploadId),
-                          buffer,
-                          0,
-                          length);
-                  String etag = r.header("ETag");
-                  if (etag == null) {
-                    throw new IOException(
-                        "the store gave part " + partNumber + " of the upload no ETag");
-                  }
-                  return new Part(partNumber, etag, length);
-                } finally {
-                  free.offer(buffer);
-                }
-              }));
-      failFast();
-    }
-
-    /** A part that failed ends the upload now, not at the end of a long stream. */
-    private void failFast() throws IOException {
-      for (Future<Part> f : parts) {
-        if (f.isDone()) {
-          await(f);
-        }
-      }
-    }
-
-    private Part await(Future<Part> f) throws IOException {
-      try {
-        return f.get();
-      } catch (ExecutionException e) {
-        throw translate(key, e.getCause());
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IOException("interrupted", e);
-      }
-    }
-
-    @Override
-    protected void doCommit() throws IOException {
-      try {
-        if (uploadId == null) {
-          byte[] body = current == null ? new byte[0] : current;
-          int length = filled;
-          call(key, () -> s3.send("PUT", key, Map.of(), body, 0, length));
-          return;
-        }
-        if (filled > 0) {
-          sendCurrent();
-        }
-        StringBuilder xml = new StringBuilder("<CompleteMultipartUpload>");
-        long total = 0;
-        for (Future<Part> f : parts) {
-          Part p = await(f);
-          total += p.length();
-          xml.append("<Part><PartNumber>")
-              .append(p.number())
-              .append("</PartNumber><ETag>")
-              .append(S3Http.escape(p.etag()))
-              .append("</ETag></Part>");
-        }
-        byte[] body = xml.append("</CompleteMultipartUpload>").toString().getBytes(UTF_8);
-        try {
-          call(key, () -> s3.send("POST", key, Map.of("uploadId", uploadId), body, 0, body.length));
-        } catch (StoreException e) {
-          // a retry of a completion whose answer was lost: the upload is gone because it is done
-          // (NoSuchUpload from S3, NoSuchKey from s3proxy)
-          if (!(e.getCause() instanceof S3Http.Failure f
-                  && ("NoSuchUpload".equals(f.code()) || "NoSuchKey".equals(f.code())))
-              || !size(key).equals(Optional.of(total))) {
-            throw e;
-          }
-        }
-      } finally {
-        sender.shutdownNow();
-      }
-    }
-
-    @Override
-    protected void doAbort() {
-      sender.shutdownNow();
-      try {
-        // a part on its way is not stopped by the interrupt: it could land after the abort
-        sender.awaitTermination(socketTimeout.toMillis() + 10_000, TimeUnit.MILLISECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-      if (uploadId != null) {
-        try {
-          s3.send("DELETE", key, Map.of("uploadId", uploadId), null, 0, 0);
-        } catch (IOException ignored) {
-          // the store is down: the incomplete upload stays invisible
-        }
-      }
-    }
   }
 }
