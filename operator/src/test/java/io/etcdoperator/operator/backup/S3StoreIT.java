@@ -82,34 +82,28 @@ class S3StoreIT {
    */
   @Test
   void aCompletionWhoseAnswerWasLostIsNotAFailure() throws Exception {
-    try (S3ProxyServer s3 = S3ProxyServer.start(dir.resolve("s3"), BUCKET);
-        FaultyHttpProxy proxy = FaultyHttpProxy.in(s3.endpoint());
-        S3Store store = store(proxy.endpoint(), S3ProxyServer.SECRET_KEY)) {
-      byte[] data = bytes(S3Store.PART_SIZE + 4096);
-      proxy.failFirst("^POST /backups/big\\?uploadId=", FaultyHttpProxy.Fault.LOSE_ANSWER, 0, 1);
-      try (SnapshotStore.Upload u = store.upload("big")) {
-        u.write(data, 0, data.length);
-        u.commit();
-      }
-      assertThat(proxy.faulted()).isEqualTo(1);
-      assertThat(store.open("big").readAllBytes()).isEqualTo(data);
-    }
+    completeThrough(FaultyHttpProxy.Fault.LOSE_ANSWER, "big", S3Store.PART_SIZE + 4096);
   }
 
   /** A completion that fails after its 200 (an InternalError body) is tried again. */
   @Test
   void aCompletionFailingAfterIts200IsTriedAgain() throws Exception {
+    completeThrough(FaultyHttpProxy.Fault.ERROR_IN_200, "late", S3Store.PART_SIZE + 1);
+  }
+
+  /** A multipart upload of {@code size} bytes whose first completion meets {@code fault}. */
+  private void completeThrough(FaultyHttpProxy.Fault fault, String key, int size) throws Exception {
     try (S3ProxyServer s3 = S3ProxyServer.start(dir.resolve("s3"), BUCKET);
         FaultyHttpProxy proxy = FaultyHttpProxy.in(s3.endpoint());
         S3Store store = store(proxy.endpoint(), S3ProxyServer.SECRET_KEY)) {
-      byte[] data = bytes(S3Store.PART_SIZE + 1);
-      proxy.failFirst("^POST /backups/late\\?uploadId=", FaultyHttpProxy.Fault.ERROR_IN_200, 0, 1);
-      try (SnapshotStore.Upload u = store.upload("late")) {
+      byte[] data = bytes(size);
+      proxy.failFirst("^POST /backups/" + key + "\\?uploadId=", fault, 0, 1);
+      try (SnapshotStore.Upload u = store.upload(key)) {
         u.write(data, 0, data.length);
         u.commit();
       }
       assertThat(proxy.faulted()).isEqualTo(1);
-      assertThat(store.open("late").readAllBytes()).isEqualTo(data);
+      assertThat(store.open(key).readAllBytes()).isEqualTo(data);
     }
   }
 
