@@ -472,6 +472,47 @@ class BackupE2EIT {
     assertThat(status("agent-killed").getPhase()).isEqualTo("Failed");
   }
 
+  /**
+   * The member the agent was started for stops answering (frozen, as a member whose node hangs)
+   * before the agent reaches it: the agent fails naming it with the member's exit code, and the
+   * operator starts a second attempt on a member that is healthy then, which completes. Without the
+   * retry the backup ends Failed (robustness seed 31360: a wipe of the member mid-backup).
+   */
+  @Test
+  void aMemberThatFailsTheAgentIsLeftForAnotherAndTheBackupCompletes() throws Exception {
+    apply(s3Backup("member-fails", "s3-credentials"));
+    String pod = Names.backupPod("member-fails");
+    // the member is in the pod's arguments; the agent's JVM takes a second to start
+    String member =
+        await()
+            .atMost(BACKUP)
+            .pollInterval(Duration.ofMillis(10))
+            .until(
+                () -> {
+                  var p = e2e.client().pods().inNamespace(E2E.NS).withName(pod).get();
+                  return p == null
+                      ? ""
+                      : p.getSpec().getContainers().get(0).getArgs().stream()
+                          .filter(a -> a.startsWith("--member="))
+                          .map(a -> a.substring("--member=".length()))
+                          .findFirst()
+                          .orElse("");
+                },
+                m -> !m.isEmpty());
+    e2e.sandbox().faults().freeze(E2E.NS, member);
+    EtcdBackupStatus s;
+    try {
+      s = awaitPhase("member-fails", "Complete");
+    } finally {
+      e2e.sandbox().faults().thaw(E2E.NS, member);
+    }
+    assertThat(s.getAttempts()).isEqualTo(2);
+    assertThat(s.getSnapshot().getMember()).isNotEqualTo(member);
+    assertThat(s.getNextAttemptTime()).isNull();
+    assertThat(s3Object("test/member-fails.db.manifest.json")).exists();
+    e2e.awaitReady("test", Duration.ofMinutes(1));
+  }
+
   @Test
   void scheduleCreatesBackupsThatTakeTheirDataAlongWhenDeleted() throws Exception {
     EtcdBackupSchedule schedule =

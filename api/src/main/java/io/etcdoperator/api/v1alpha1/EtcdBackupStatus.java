@@ -13,7 +13,16 @@ import java.util.Objects;
  * Complete or Failed it is final, since the agent pod that did the work may be gone.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-@JsonPropertyOrder({"phase", "conditions", "snapshot", "startTime", "completionTime", "duration"})
+@JsonPropertyOrder({
+  "phase",
+  "conditions",
+  "snapshot",
+  "startTime",
+  "completionTime",
+  "duration",
+  "attempts",
+  "nextAttemptTime"
+})
 public class EtcdBackupStatus {
   public static final String PENDING = "Pending";
   public static final String STARTED = "Started";
@@ -37,6 +46,17 @@ public class EtcdBackupStatus {
 
   @JsonPropertyDescription("Time taken by the snapshot and its upload, e.g. 3.2s.")
   private String duration;
+
+  @JsonPropertyDescription(
+      "Agent pods started for this backup. One whose member went away (stopped, wiped, moved)"
+          + " or that was itself lost is followed by another, on a member that is healthy then,"
+          + " up to 4 in all.")
+  private Integer attempts;
+
+  @JsonPropertyDescription(
+      "When the next agent pod starts, after the last one failed because its member went away"
+          + " or was lost; absent otherwise.")
+  private String nextAttemptTime;
 
   public String getPhase() {
     return phase;
@@ -86,6 +106,22 @@ public class EtcdBackupStatus {
     this.duration = duration;
   }
 
+  public Integer getAttempts() {
+    return attempts;
+  }
+
+  public void setAttempts(Integer attempts) {
+    this.attempts = attempts;
+  }
+
+  public String getNextAttemptTime() {
+    return nextAttemptTime;
+  }
+
+  public void setNextAttemptTime(String nextAttemptTime) {
+    this.nextAttemptTime = nextAttemptTime;
+  }
+
   @Override
   public boolean equals(Object o) {
     return o instanceof EtcdBackupStatus s
@@ -94,11 +130,21 @@ public class EtcdBackupStatus {
         && Objects.equals(snapshot, s.snapshot)
         && Objects.equals(startTime, s.startTime)
         && Objects.equals(completionTime, s.completionTime)
-        && Objects.equals(duration, s.duration);
+        && Objects.equals(duration, s.duration)
+        && Objects.equals(attempts, s.attempts)
+        && Objects.equals(nextAttemptTime, s.nextAttemptTime);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(phase, conditions, snapshot, startTime, completionTime, duration);
+    return Objects.hash(
+        phase,
+        conditions,
+        snapshot,
+        startTime,
+        completionTime,
+        duration,
+        attempts,
+        nextAttemptTime);
   }
 }

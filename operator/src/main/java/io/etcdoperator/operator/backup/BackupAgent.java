@@ -1,5 +1,6 @@
 package io.etcdoperator.operator.backup;
 
+import io.etcdoperator.operator.etcd.EtcdException;
 import io.etcdoperator.operator.etcd.EtcdService;
 import io.etcdoperator.operator.etcd.EtcdStatus;
 import io.etcdoperator.operator.etcd.SnapshotResult;
@@ -36,9 +37,12 @@ import java.util.function.Consumer;
  *       reports after writing it.
  * </ol>
  *
- * Any failure aborts the upload and is reported with what went wrong; the pod then fails and the
- * backup is Failed. A failure to abort (the store went away) leaves an invisible incomplete upload
- * or a {@code .part} file, never an object under the snapshot's key.
+ * Any failure aborts the upload and is reported with what went wrong; the pod then fails. A failure
+ * of the member (steps 1 and 3: it does not answer, its stream breaks, stalls or fails etcd's
+ * checksum) is a {@link MemberFailedException}: the operator tries again on another member. Any
+ * other failure (the store's, the claim's) makes the backup Failed. A failure to abort (the store
+ * went away) leaves an invisible incomplete upload or a {@code .part} file, never an object under
+ * the snapshot's key.
  */
 public final class BackupAgent {
 
@@ -80,13 +84,14 @@ public final class BackupAgent {
     Instant start = clock.instant();
     EtcdStatus status = etcd.status(request.cluster(), request.clientUrl());
     if (!status.reachable()) {
-      throw new IOException(
+      throw new MemberFailedException(
           "member "
               + request.member()
               + " ("
               + request.clientUrl()
               + ") does not answer: "
-              + status.failure().map(Object::toString).orElse("?"));
+              + status.failure().map(Object::toString).orElse("?"),
+          null);
     }
     store.check();
     progress.accept(
@@ -102,8 +107,20 @@ public final class BackupAgent {
             + store.uri(request.snapshotKey()));
     SnapshotResult result;
     try (SnapshotStore.Upload upload = store.upload(request.snapshotKey())) {
-      result =
-          etcd.snapshot(request.cluster(), request.clientUrl(), upload, IDLE_TIMEOUT, MAX_DURATION);
+      try {
+        result =
+            etcd.snapshot(
+                request.cluster(), request.clientUrl(), upload, IDLE_TIMEOUT, MAX_DURATION);
+      } catch (EtcdException e) {
+        throw new MemberFailedException(
+            "member "
+                + request.member()
+                + " ("
+                + request.clientUrl()
+                + ") failed the snapshot: "
+                + e.getMessage(),
+            e);
+      }
       upload.commit();
     }
     Instant done = clock.instant();

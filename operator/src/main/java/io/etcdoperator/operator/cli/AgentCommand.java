@@ -2,11 +2,13 @@ package io.etcdoperator.operator.cli;
 
 import io.etcdoperator.operator.backup.BackupAgent;
 import io.etcdoperator.operator.backup.FileStore;
+import io.etcdoperator.operator.backup.MemberFailedException;
 import io.etcdoperator.operator.backup.S3Store;
 import io.etcdoperator.operator.backup.SnapshotStore;
 import io.etcdoperator.operator.etcd.EtcdException;
 import io.etcdoperator.operator.etcd.EtcdServiceConfig;
 import io.etcdoperator.operator.etcd.JetcdEtcdService;
+import io.etcdoperator.operator.model.BackupPods;
 import io.etcdoperator.operator.model.Manifest;
 import io.etcdoperator.operator.tls.ClientTls;
 import io.etcdoperator.operator.tls.Pem;
@@ -133,6 +135,9 @@ public final class AgentCommand {
             new BackupAgent(etcd, Clock.systemUTC(), System.err::println)
                 .run(new BackupAgent.Request(cluster, member, endpoint, key), s);
         return finish(m.toJsonLine(), true);
+      } catch (MemberFailedException e) {
+        finish("backup failed: " + e.getMessage(), false);
+        return BackupPods.EXIT_MEMBER_FAILED;
       } catch (IOException | EtcdException | IllegalArgumentException | TlsException e) {
         return finish("backup failed: " + e.getMessage(), false);
       }

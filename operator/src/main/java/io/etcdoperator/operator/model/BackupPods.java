@@ -30,12 +30,16 @@ import java.util.Optional;
 /**
  * The pods that do a backup's work: the agent that takes the snapshot ({@link #backup}) and the one
  * that deletes a backup's data ({@link #delete}). Both run the operator's own image ({@code
- * etcd-operator agent ...}), never restart (a failed backup is Failed; the next scheduled one is
- * the retry), write their result to the termination message, and get the destination as arguments,
- * its credentials from the Secret by reference (the operator never reads them), and a claim mounted
- * at {@value #CLAIM_MOUNT}.
+ * etcd-operator agent ...}), never restart (an agent whose member went away exits with {@link
+ * #EXIT_MEMBER_FAILED}, and the operator starts another pod on a healthy member; any other failure
+ * is final, and the next scheduled backup is the retry), write their result to the termination
+ * message, and get the destination as arguments, its credentials from the Secret by reference (the
+ * operator never reads them), and a claim mounted at {@value #CLAIM_MOUNT}.
  */
 public final class BackupPods {
+  /** The agent's exit code when its member failed it: another member may do (BackupPlan). */
+  public static final int EXIT_MEMBER_FAILED = 3;
+
   /** Where a claim destination is mounted in the agent's pod. */
   public static final String CLAIM_MOUNT = "/backup/data";
 
@@ -84,7 +88,12 @@ public final class BackupPods {
    * the cluster serves clients so ({@link #withTls}).
    */
   public static Pod backup(
-      EtcdBackup backup, String member, String clientUrl, String image, Security security) {
+      EtcdBackup backup,
+      String member,
+      String clientUrl,
+      int attempt,
+      String image,
+      Security security) {
     var meta = backup.getMetadata();
     String cluster = backup.getSpec().getClusterRef().getName();
     List<String> args = new ArrayList<>();
@@ -105,6 +114,7 @@ public final class BackupPods {
             image,
             backup.getSpec().getDestination(),
             ownerOf(backup).build());
+    pod.getMetadata().getAnnotations().put(Names.BACKUP_ATTEMPT_ANNOTATION, "" + attempt);
     withTls(pod, security);
     return pod;
   }
@@ -214,6 +224,7 @@ public final class BackupPods {
         .withNamespace(namespace)
         .withLabels(labels)
         .withOwnerReferences(owner)
+        .withAnnotations(new LinkedHashMap<>())
         .endMetadata()
         .withNewSpec()
         .withRestartPolicy("Never")

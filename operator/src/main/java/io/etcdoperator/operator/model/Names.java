@@ -140,6 +140,13 @@ public final class Names {
   public static final String BACKUP_LABEL = ANNOTATION_PREFIX + "etcdbackup-name";
 
   /**
+   * On a backup's agent pod: which attempt of the backup it is (1, 2, ...; absent on pods of
+   * operators before retries: 1), so that a pod of an attempt that failed is never taken for the
+   * next one.
+   */
+  public static final String BACKUP_ATTEMPT_ANNOTATION = ANNOTATION_PREFIX + "backup-attempt";
+
+  /**
    * On every agent pod that mounts a backup claim: the claim, as a label value ({@link
    * #claimLabelValue}). Their required pod affinity to each other on this label is what puts them
    * on one node, where a ReadWriteOnce volume can be attached to all of them.

@@ -1,20 +1,23 @@
 package io.etcdoperator.operator.plan;
 
-import io.etcdoperator.api.v1alpha1.BackupSnapshot;
+import static io.etcdoperator.operator.plan.BackupStatuses.attempts;
+import static io.etcdoperator.operator.plan.BackupStatuses.conditions;
+import static io.etcdoperator.operator.plan.BackupStatuses.status;
+import static io.etcdoperator.operator.plan.BackupStatuses.withAttempts;
+
 import io.etcdoperator.api.v1alpha1.EtcdBackupStatus;
+import io.etcdoperator.operator.model.BackupPods;
 import io.etcdoperator.operator.model.Manifest;
 import io.etcdoperator.operator.model.Names;
 import io.etcdoperator.operator.plan.BackupView.AgentPod;
 import io.etcdoperator.operator.plan.Facts.Member;
 import io.fabric8.kubernetes.api.model.Condition;
-import io.fabric8.kubernetes.api.model.ConditionBuilder;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Locale;
 import java.util.Optional;
 
 /**
@@ -28,20 +31,37 @@ import java.util.Optional;
  *       decided it was recorded first, so that the deletion cannot look like a lost pod).
  *   <li><b>InvalidSpec</b>: Failed, naming each field; nothing is started.
  *   <li><b>ClusterNotFound</b>: the EtcdCluster does not exist: Failed.
+ *   <li><b>OldAttempt</b>: an attempt failed and its successor waits (Pending with {@code attempts}
+ *       N), and the pod there is attempt N or older (its annotation says which): delete it; it is
+ *       never read as the next attempt's.
  *   <li><b>AgentSucceeded</b>: the agent pod succeeded: Complete, with what its manifest says (the
  *       agent reports the manifest only after writing it, so a snapshot without one never counts).
- *   <li><b>AgentFailed</b>: the pod failed, or cannot start (its Secret or key is missing, its
- *       image cannot be pulled), or ran past {@link #AGENT_DEADLINE}: Failed with what it said; the
- *       pod is deleted if it still runs.
+ *   <li><b>Retry</b>: the pod failed because its member failed it (exit code {@link
+ *       BackupPods#EXIT_MEMBER_FAILED}: the member stopped, was wiped or moved, its stream broke or
+ *       stalled), and fewer than {@link #MAX_ATTEMPTS} attempts were made: Pending, with the next
+ *       attempt's time ({@link #RETRY_BACKOFF} doubled per failed attempt) and what the failed one
+ *       said; the failed pod is deleted once that is stored. A member that failed is unhealthy or
+ *       behind when the next attempt chooses, so that one reads from another member.
+ *   <li><b>AgentFailed</b>: the pod failed otherwise (the store refused, the claim is full: no
+ *       other member would do better) or after the last attempt, or cannot start (its Secret or key
+ *       is missing, its image cannot be pulled), or ran past {@link #AGENT_DEADLINE}: Failed with
+ *       what it said; the pod is deleted if it still runs.
  *   <li><b>AgentRunning</b>: Started, naming the member.
  *   <li><b>AgentLost</b>: the status says Started but the pod is gone (deleted, evicted, its node
- *       lost): Failed; whatever it wrote has no manifest.
+ *       lost; whatever it wrote has no manifest): as Retry while attempts remain, else Failed.
+ *   <li><b>Backoff</b>: Pending until the next attempt's time.
  *   <li><b>NoMember</b>: no member is healthy and caught up: wait (Pending) up to {@link
- *       #MEMBER_DEADLINE}, then Failed.
- *   <li><b>Start</b>: create the agent pod for the best member: a healthy, caught-up follower (a
- *       snapshot loads the member it is read from; the leader has the most to do), the one with the
- *       highest raft index, else the leader; never a learner.
+ *       #MEMBER_DEADLINE} from the backup's creation (or from the last failed attempt), then
+ *       Failed.
+ *   <li><b>Start</b>: create the agent pod of the next attempt for the best member: a healthy,
+ *       caught-up follower (a snapshot loads the member it is read from; the leader has the most to
+ *       do), the one with the highest raft index, else the leader; never a learner.
  * </ol>
+ *
+ * <p>Why retry at all, when a finished backup is a record as a Job's is: the operator chose the
+ * member, and a member going away in the middle (a roll, a lost disk, a moved pod) is the kind of
+ * event the operator itself causes. A Job would retry any failure ({@code backoffLimit}); here only
+ * the failures another member can cure are retried, so a wrong secret still fails at once.
  */
 public final class BackupPlan {
   /** How long a backup waits for a healthy member before it fails. */
@@ -49,6 +69,12 @@ public final class BackupPlan {
 
   /** How long the agent may run (its own limit is 30 minutes of streaming). */
   public static final Duration AGENT_DEADLINE = Duration.ofMinutes(45);
+
+  /** Attempts in all, the first included. */
+  public static final int MAX_ATTEMPTS = 4;
+
+  /** The wait after the first failed attempt; doubled after each further one. */
+  public static final Duration RETRY_BACKOFF = Duration.ofSeconds(5);
 
   static final Duration WATCH = Duration.ofSeconds(2);
 
@@ -59,8 +85,8 @@ public final class BackupPlan {
     /** Nothing to change. */
     record None() implements Action {}
 
-    /** Create the agent pod that snapshots {@code member} at {@code clientUrl}. */
-    record CreatePod(String member, String clientUrl) implements Action {}
+    /** Create the agent pod of attempt {@code attempt} that snapshots {@code member}. */
+    record CreatePod(String member, String clientUrl, int attempt) implements Action {}
 
     /**
      * Delete the agent pod (it failed without ending). Done only after the status that says why was
@@ -106,25 +132,36 @@ public final class BackupPlan {
               + "; check spec.clusterRef.name",
           none());
     }
+    int attempts = attempts(recorded);
+    Optional<Instant> next = Optional.ofNullable(recorded.getNextAttemptTime()).map(Instant::parse);
     if (v.pod().isPresent()) {
-      return withPod(v, recorded, v.pod().get());
+      AgentPod pod = v.pod().get();
+      if (next.isPresent() && pod.attempt() <= attempts) {
+        return new Decision(
+            "OldAttempt", new Action.DeletePod(pod.name()), recorded, Optional.of(WATCH));
+      }
+      return withPod(v, recorded, pod);
     }
     if (EtcdBackupStatus.STARTED.equals(phase)) {
-      return failed(
-          v,
-          recorded,
-          "AgentPodLost",
+      String lost =
           "the agent pod "
               + Names.backupPod(nameOf(v))
               + " disappeared before it reported a result (deleted, evicted, or its node lost);"
-              + " nothing it wrote is a complete backup",
-          none());
+              + " nothing it wrote is a complete backup";
+      return attempts < MAX_ATTEMPTS
+          ? retry(v, recorded, attempts, lost, none())
+          : failed(v, recorded, "AgentPodLost", lost, none());
+    }
+    if (next.isPresent() && v.now().isBefore(next.get())) {
+      return new Decision(
+          "Backoff", none(), recorded, Optional.of(Duration.between(v.now(), next.get())));
     }
     Facts f = Facts.of(v.namespace(), v.cluster(), v.clusterView().get());
     Optional<Member> source = source(f);
     if (source.isEmpty()) {
       String why = whyNoMember(f);
-      if (Duration.between(v.created(), v.now()).compareTo(MEMBER_DEADLINE) > 0) {
+      Instant since = next.orElse(v.created());
+      if (Duration.between(since, v.now()).compareTo(MEMBER_DEADLINE) > 0) {
         return failed(
             v,
             recorded,
@@ -133,8 +170,16 @@ public final class BackupPlan {
             none());
       }
       EtcdBackupStatus s = status(EtcdBackupStatus.PENDING, recorded);
+      s.setNextAttemptTime(recorded.getNextAttemptTime());
       s.setConditions(
-          conditions(recorded, v.now(), false, "NoHealthyMember", "waiting: " + why, null, null));
+          conditions(
+              recorded,
+              v.now(),
+              recorded.getStartTime() != null,
+              "NoHealthyMember",
+              "waiting: " + why,
+              null,
+              null));
       return new Decision("NoMember", none(), s, Optional.of(WATCH));
     }
     Member m = source.get();
@@ -143,8 +188,12 @@ public final class BackupPlan {
         m.etcd().clientUrls().isEmpty()
             ? Names.clientUrl(v.namespace(), v.cluster(), m.ordinal())
             : m.etcd().clientUrls().get(0);
+    int attempt = attempts + 1;
     EtcdBackupStatus s = status(EtcdBackupStatus.STARTED, recorded);
-    s.setStartTime(v.now().toString());
+    if (s.getStartTime() == null) {
+      s.setStartTime(v.now().toString());
+    }
+    s.setAttempts(attempt);
     s.setConditions(
         conditions(
             recorded,
@@ -157,10 +206,45 @@ public final class BackupPlan {
                 + m.name()
                 + (m.id() == f.leaderId()
                     ? " (the leader: no follower is healthy and caught up)"
-                    : ""),
+                    : "")
+                + (attempt > 1 ? "; attempt " + attempt + " of " + MAX_ATTEMPTS : ""),
             null,
             null));
-    return new Decision("Start", new Action.CreatePod(m.name(), url), s, Optional.of(WATCH));
+    return new Decision(
+        "Start", new Action.CreatePod(m.name(), url, attempt), s, Optional.of(WATCH));
+  }
+
+  /**
+   * Attempt {@code failedAttempt} failed in a way another member may cure: wait, then try again.
+   * {@code action} deletes its pod, if there is one (after this status is stored).
+   */
+  private static Decision retry(
+      BackupView v, EtcdBackupStatus recorded, int failedAttempt, String said, Action action) {
+    Duration wait = RETRY_BACKOFF.multipliedBy(1L << Math.min(failedAttempt - 1, 10));
+    Instant at = v.now().plus(wait);
+    EtcdBackupStatus s = status(EtcdBackupStatus.PENDING, recorded);
+    s.setAttempts(failedAttempt);
+    s.setNextAttemptTime(at.toString());
+    s.setConditions(
+        conditions(
+            recorded,
+            v.now(),
+            recorded.getStartTime() != null,
+            "Retrying",
+            "attempt "
+                + failedAttempt
+                + " of "
+                + MAX_ATTEMPTS
+                + " failed ("
+                + said.trim()
+                + "); attempt "
+                + (failedAttempt + 1)
+                + " starts at "
+                + at.truncatedTo(ChronoUnit.SECONDS)
+                + " on a member that is healthy then",
+            null,
+            null));
+    return new Decision("Retry", action, s, Optional.of(wait));
   }
 
   private static Decision withPod(BackupView v, EtcdBackupStatus recorded, AgentPod pod) {
@@ -174,12 +258,21 @@ public final class BackupPlan {
             "the agent pod " + pod.name() + " ended without reporting a manifest: " + pod.message(),
             none());
       }
-      return complete(v, recorded, m.get());
+      return new Decision(
+          "AgentSucceeded",
+          none(),
+          BackupStatuses.complete(recorded, v.now(), m.get()),
+          Optional.empty());
     }
     if ("Failed".equals(pod.phase())) {
       String said =
           pod.message().isBlank() ? "exit code " + pod.exitCode().orElse(-1) : pod.message();
-      return failed(v, recorded, "AgentFailed", said.trim(), none());
+      boolean memberFailed =
+          pod.exitCode().filter(c -> c == BackupPods.EXIT_MEMBER_FAILED).isPresent();
+      if (memberFailed && pod.attempt() < MAX_ATTEMPTS) {
+        return retry(v, recorded, pod.attempt(), said, new Action.DeletePod(pod.name()));
+      }
+      return failed(v, withAttempts(recorded, pod.attempt()), "AgentFailed", said.trim(), none());
     }
     if (CANNOT_START.contains(pod.waitingReason())) {
       return failed(
@@ -206,6 +299,7 @@ public final class BackupPlan {
     if (s.getStartTime() == null) {
       s.setStartTime(since.toString());
     }
+    s.setAttempts(pod.attempt());
     String message =
         recorded.getConditions().stream()
             .filter(c -> "Started".equals(c.getType()))
@@ -251,40 +345,12 @@ public final class BackupPlan {
     return "no voting member is healthy and caught up (" + String.join("; ", why) + ")";
   }
 
-  private static Decision complete(BackupView v, EtcdBackupStatus recorded, Manifest m) {
-    EtcdBackupStatus s = status(EtcdBackupStatus.COMPLETE, recorded);
-    BackupSnapshot snap = new BackupSnapshot();
-    snap.setUri(m.uri());
-    snap.setSizeBytes(m.sizeBytes());
-    snap.setChecksum("sha256:" + m.sha256());
-    snap.setRevision(m.revision());
-    snap.setClusterID(m.clusterId());
-    snap.setEtcdVersion(m.etcdVersion());
-    snap.setMember(m.member());
-    snap.setManifest(m.uri() + ".manifest.json");
-    s.setSnapshot(snap);
-    s.setStartTime(m.startTime());
-    s.setCompletionTime(m.completionTime());
-    s.setDuration(seconds(Duration.ofMillis(m.durationMillis())));
-    String message =
-        "revision "
-            + m.revision()
-            + " of cluster "
-            + m.clusterId()
-            + " from "
-            + m.member()
-            + ": "
-            + m.sizeBytes()
-            + " bytes in "
-            + s.getDuration()
-            + " to "
-            + m.uri();
-    s.setConditions(conditions(recorded, v.now(), true, "BackupComplete", message, true, false));
-    return new Decision("AgentSucceeded", none(), s, Optional.empty());
-  }
-
   private static Decision failed(
       BackupView v, EtcdBackupStatus recorded, String reason, String message, Action action) {
+    int attempts = attempts(recorded);
+    if (attempts > 1) {
+      message = message + " (attempt " + attempts + " of " + MAX_ATTEMPTS + ")";
+    }
     EtcdBackupStatus s = status(EtcdBackupStatus.FAILED, recorded);
     s.setCompletionTime(v.now().toString());
     s.setSnapshot(null);
@@ -299,69 +365,6 @@ public final class BackupPlan {
                     ? "ClusterNotFound"
                     : reason.equals("NoHealthyMember") ? "NoMember" : "AgentFailed";
     return new Decision(rule, action, s, Optional.empty());
-  }
-
-  private static EtcdBackupStatus status(String phase, EtcdBackupStatus recorded) {
-    EtcdBackupStatus s = new EtcdBackupStatus();
-    s.setPhase(phase);
-    s.setStartTime(recorded.getStartTime());
-    return s;
-  }
-
-  /**
-   * Started, Complete, Failed. {@code complete} and {@code failed} null: not reported yet. The
-   * reason and message go to the condition that is True last in that order.
-   */
-  private static List<Condition> conditions(
-      EtcdBackupStatus recorded,
-      Instant now,
-      boolean started,
-      String reason,
-      String message,
-      Boolean complete,
-      Boolean failed) {
-    List<Condition> out = new ArrayList<>();
-    boolean last = complete == null && failed == null;
-    out.add(
-        condition(
-            recorded,
-            now,
-            "Started",
-            started,
-            last || !started ? reason : "Started",
-            last || !started ? message : "the agent was started"));
-    if (complete != null) {
-      out.add(condition(recorded, now, "Complete", complete, reason, message));
-      out.add(condition(recorded, now, "Failed", failed, reason, message));
-    }
-    return out;
-  }
-
-  private static Condition condition(
-      EtcdBackupStatus recorded,
-      Instant now,
-      String type,
-      boolean status,
-      String reason,
-      String message) {
-    String value = status ? "True" : "False";
-    String since =
-        recorded.getConditions().stream()
-            .filter(c -> type.equals(c.getType()) && value.equals(c.getStatus()))
-            .map(Condition::getLastTransitionTime)
-            .findFirst()
-            .orElse(now.truncatedTo(ChronoUnit.SECONDS).toString());
-    return new ConditionBuilder()
-        .withType(type)
-        .withStatus(value)
-        .withReason(reason)
-        .withMessage(message)
-        .withLastTransitionTime(since)
-        .build();
-  }
-
-  static String seconds(Duration d) {
-    return String.format(Locale.ROOT, "%.1fs", d.toMillis() / 1000.0);
   }
 
   private static String nameOf(BackupView v) {

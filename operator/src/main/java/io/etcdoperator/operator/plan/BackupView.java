@@ -42,6 +42,7 @@ public record BackupView(
    * @param waitingReason why the container is not running yet (CreateContainerConfigError,
    *     ImagePullBackOff, ...), or ""
    * @param waitingMessage what the kubelet said about it, or ""
+   * @param attempt which attempt of the backup it is (its annotation; 1 when absent)
    */
   public record AgentPod(
       String name,
@@ -50,5 +51,6 @@ public record BackupView(
       String message,
       Optional<Integer> exitCode,
       String waitingReason,
-      String waitingMessage) {}
+      String waitingMessage,
+      int attempt) {}
 }

@@ -253,13 +253,27 @@ public final class EtcdBackupReconciler implements Reconciler<EtcdBackup>, Clean
         terminated.map(t -> t.getMessage()).orElse(""),
         terminated.map(t -> t.getExitCode()),
         waiting.map(w -> w.getReason()).orElse(""),
-        waiting.map(w -> w.getMessage()).orElse(""));
+        waiting.map(w -> w.getMessage()).orElse(""),
+        attemptOf(p));
+  }
+
+  /** The attempt a pod's annotation names; 1 when absent or unreadable. */
+  static int attemptOf(Pod p) {
+    var annotations = p.getMetadata().getAnnotations();
+    String value = annotations == null ? null : annotations.get(Names.BACKUP_ATTEMPT_ANNOTATION);
+    try {
+      return value == null ? 1 : Math.max(1, Integer.parseInt(value));
+    } catch (NumberFormatException e) {
+      return 1;
+    }
   }
 
   private void act(
       EtcdBackup backup, KubernetesClient client, BackupPlan.Action action, Security security) {
     if (action instanceof BackupPlan.Action.CreatePod create) {
-      Pod pod = BackupPods.backup(backup, create.member(), create.clientUrl(), image, security);
+      Pod pod =
+          BackupPods.backup(
+              backup, create.member(), create.clientUrl(), create.attempt(), image, security);
       try {
         client.resource(pod).create();
       } catch (KubernetesClientException e) {

@@ -216,8 +216,10 @@ class BackupAgentIT {
           };
       var request =
           new BackupAgent.Request("it/other", "o-0", other.member(0).clientUrl(), "dies.db");
+      // the member's failure, not the store's: the operator tries again on another member
       assertThatThrownBy(() -> new BackupAgent(etcd, Clock.systemUTC()).run(request, dying))
-          .isInstanceOfAny(io.etcdoperator.operator.etcd.EtcdException.class, IOException.class);
+          .isInstanceOf(MemberFailedException.class)
+          .hasMessageContaining("member o-0 (" + other.member(0).clientUrl() + ") failed the");
       assertThat(killed).isTrue();
       assertThat(store.size("dies.db")).isEmpty();
       assertThat(store.size("dies.db.manifest.json")).isEmpty();
@@ -250,7 +252,7 @@ class BackupAgentIT {
     FileStore store = new FileStore(dir.resolve("nobody"), "pvc://c");
     var nobody = new BackupAgent.Request("it/c", "c-9", "http://127.0.0.1:1", "b.db");
     assertThatThrownBy(() -> new BackupAgent(etcd, Clock.systemUTC()).run(nobody, store))
-        .isInstanceOf(IOException.class)
+        .isInstanceOf(MemberFailedException.class)
         .hasMessageContaining("member c-9 (http://127.0.0.1:1) does not answer");
     assertThat(dir.resolve("nobody/b.db")).doesNotExist();
   }

@@ -50,8 +50,11 @@ class BackupPodsTest {
             backup(),
             "test-1",
             "http://test-1.test-headless.default.svc:2379",
+            2,
             "img",
             Security.NONE);
+    assertThat(pod.getMetadata().getAnnotations())
+        .containsEntry(Names.BACKUP_ATTEMPT_ANNOTATION, "2");
     assertThat(pod.getSpec().getContainers().get(0).getArgs())
         .noneMatch(a -> a.startsWith("--tls-"));
     assertThat(pod.getSpec().getVolumes()).noneMatch(v -> v.getSecret() != null);
@@ -64,6 +67,7 @@ class BackupPodsTest {
             backup(),
             "test-1",
             "https://test-1.test-headless.default.svc:2379",
+            1,
             "img",
             tls("test-server-ca"));
     assertThat(pod.getSpec().getContainers().get(0).getArgs())
@@ -85,7 +89,7 @@ class BackupPodsTest {
 
   @Test
   void withoutAServerCaSecretTheServerSecretsCaIsTrusted() {
-    Pod pod = BackupPods.backup(backup(), "test-1", "https://x:2379", "img", tls(null));
+    Pod pod = BackupPods.backup(backup(), "test-1", "https://x:2379", 1, "img", tls(null));
     assertThat(pod.getSpec().getVolumes())
         .filteredOn(v -> "etcd-trust".equals(v.getName()))
         .singleElement()
@@ -127,7 +131,7 @@ class BackupPodsTest {
     var s = schedule("pvc: {claimName: backups}");
     for (Pod pod :
         java.util.List.of(
-            BackupPods.backup(b, "test-1", "http://x:2379", "img", Security.NONE),
+            BackupPods.backup(b, "test-1", "http://x:2379", 1, "img", Security.NONE),
             BackupPods.delete(b, "img"),
             BackupPods.archiver(s, "img", Security.NONE))) {
       assertThat(pod.getMetadata().getLabels())

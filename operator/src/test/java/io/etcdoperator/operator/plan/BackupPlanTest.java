@@ -3,6 +3,7 @@ package io.etcdoperator.operator.plan;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.etcdoperator.api.v1alpha1.EtcdBackupStatus;
+import io.etcdoperator.operator.model.BackupPods;
 import io.etcdoperator.operator.model.Manifest;
 import io.etcdoperator.operator.model.Names;
 import io.etcdoperator.operator.observe.ClusterView;
@@ -43,7 +44,41 @@ class BackupPlanTest {
         message,
         Optional.of(phase.equals("Failed") ? 1 : 0),
         waiting,
-        waiting.isEmpty() ? "" : "secret \"s3\" not found");
+        waiting.isEmpty() ? "" : "secret \"s3\" not found",
+        1);
+  }
+
+  /** The pod of attempt {@code attempt}, failed because its member failed it. */
+  static AgentPod memberFailed(int attempt) {
+    return new AgentPod(
+        "b1-backup",
+        "Failed",
+        Optional.of(CREATED),
+        "backup failed: member test-1 (http://test-1:2379) does not answer: UNAVAILABLE",
+        Optional.of(BackupPods.EXIT_MEMBER_FAILED),
+        "",
+        "",
+        attempt);
+  }
+
+  static AgentPod running(int attempt) {
+    return new AgentPod(
+        "b1-backup", "Running", Optional.of(NOW), "", Optional.empty(), "", "", attempt);
+  }
+
+  /** Started, attempt {@code attempts} under way. */
+  static EtcdBackupStatus started(int attempts) {
+    EtcdBackupStatus s = recorded(EtcdBackupStatus.STARTED);
+    s.setAttempts(attempts);
+    return s;
+  }
+
+  /** Attempt {@code attempts} failed; the next one is due at {@code next}. */
+  static EtcdBackupStatus retrying(int attempts, Instant next) {
+    EtcdBackupStatus s = recorded(EtcdBackupStatus.PENDING);
+    s.setAttempts(attempts);
+    s.setNextAttemptTime(next.toString());
+    return s;
   }
 
   static final String MANIFEST =
@@ -233,12 +268,123 @@ class BackupPlanTest {
                 "Failed",
                 d -> assertThat(failed(d)).contains("cannot start: secret \"s3\" not found")),
             new Row(
-                "agent pod gone while started (operator away, pod deleted): failed",
+                "agent pod gone while started (pod deleted, node lost): tried again",
                 view(healthy, Optional.of(recorded("Started")), Optional.empty()),
+                "Retry",
+                BackupPlan.Action.None.class,
+                "Pending",
+                d -> {
+                  assertThat(started(d))
+                      .contains("attempt 1 of 4 failed", "disappeared before it reported");
+                  assertThat(d.status().getNextAttemptTime()).isEqualTo(NOW.plusSeconds(5) + "");
+                }),
+            new Row(
+                "agent pod of the last attempt gone: failed",
+                view(healthy, Optional.of(started(4)), Optional.empty()),
                 "AgentLost",
                 BackupPlan.Action.None.class,
                 "Failed",
-                d -> assertThat(failed(d)).contains("disappeared before it reported a result")))
+                d ->
+                    assertThat(failed(d))
+                        .contains("disappeared before it reported a result", "(attempt 4 of 4)")),
+            new Row(
+                "its member failed the agent: the pod deleted, tried again in 5 s",
+                view(healthy, Optional.of(started(1)), Optional.of(memberFailed(1))),
+                "Retry",
+                BackupPlan.Action.DeletePod.class,
+                "Pending",
+                d -> {
+                  assertThat(started(d))
+                      .contains(
+                          "attempt 1 of 4 failed (backup failed: member test-1",
+                          "attempt 2 starts at " + NOW.plusSeconds(5),
+                          "on a member that is healthy then");
+                  assertThat(d.status().getAttempts()).isEqualTo(1);
+                  assertThat(d.status().getNextAttemptTime()).isEqualTo(NOW.plusSeconds(5) + "");
+                  assertThat(d.requeueAfter()).contains(Duration.ofSeconds(5));
+                }),
+            new Row(
+                "its member failed the third attempt: the wait doubled twice, 20 s",
+                view(healthy, Optional.of(started(3)), Optional.of(memberFailed(3))),
+                "Retry",
+                BackupPlan.Action.DeletePod.class,
+                "Pending",
+                d ->
+                    assertThat(d.status().getNextAttemptTime())
+                        .isEqualTo(NOW.plusSeconds(20) + "")),
+            new Row(
+                "its member failed the last attempt: failed, saying how many",
+                view(healthy, Optional.of(started(4)), Optional.of(memberFailed(4))),
+                "AgentFailed",
+                BackupPlan.Action.None.class,
+                "Failed",
+                d -> {
+                  assertThat(failed(d)).contains("member test-1", "(attempt 4 of 4)");
+                  assertThat(d.status().getNextAttemptTime()).isNull();
+                }),
+            new Row(
+                "the failed attempt's pod still there while the next waits: deleted",
+                view(
+                    healthy,
+                    Optional.of(retrying(1, NOW.plusSeconds(3))),
+                    Optional.of(memberFailed(1))),
+                "OldAttempt",
+                BackupPlan.Action.DeletePod.class,
+                "Pending",
+                d -> assertThat(d.status().getAttempts()).isEqualTo(1)),
+            new Row(
+                "waiting for the next attempt: nothing until its time",
+                view(healthy, Optional.of(retrying(1, NOW.plusSeconds(3))), Optional.empty()),
+                "Backoff",
+                BackupPlan.Action.None.class,
+                "Pending",
+                d -> assertThat(d.requeueAfter()).contains(Duration.ofSeconds(3))),
+            new Row(
+                "the next attempt's time came: its pod created, on a healthy member",
+                view(
+                    Optional.of(Views.healthy(3).down(1).build()),
+                    Optional.of(retrying(1, NOW.minusSeconds(1))),
+                    Optional.empty()),
+                "Start",
+                BackupPlan.Action.CreatePod.class,
+                "Started",
+                d -> {
+                  var c = (BackupPlan.Action.CreatePod) d.action();
+                  assertThat(c.attempt()).isEqualTo(2);
+                  assertThat(c.member()).isEqualTo("test-2");
+                  assertThat(d.status().getAttempts()).isEqualTo(2);
+                  assertThat(d.status().getNextAttemptTime()).isNull();
+                  assertThat(d.status().getStartTime()).isEqualTo(CREATED.toString());
+                  assertThat(started(d)).contains("from test-2; attempt 2 of 4");
+                }),
+            new Row(
+                "the next attempt's pod runs but its Started was not stored: taken as running",
+                view(
+                    healthy,
+                    Optional.of(retrying(1, NOW.minusSeconds(1))),
+                    Optional.of(running(2))),
+                "AgentRunning",
+                BackupPlan.Action.None.class,
+                "Started",
+                d -> assertThat(d.status().getAttempts()).isEqualTo(2)),
+            new Row(
+                "no healthy member after a failed attempt: waits from that attempt, not creation",
+                new BackupView(
+                    NOW,
+                    "b1",
+                    Views.NS,
+                    Views.NAME,
+                    NOW.minus(BackupPlan.MEMBER_DEADLINE).minusSeconds(60),
+                    Optional.of(retrying(1, NOW.minusSeconds(30))),
+                    Optional.of(Views.healthy(3).down(1).down(2).build()),
+                    List.of(),
+                    Optional.empty()),
+                "NoMember",
+                BackupPlan.Action.None.class,
+                "Pending",
+                d ->
+                    assertThat(d.status().getNextAttemptTime())
+                        .isEqualTo(NOW.minusSeconds(30) + "")))
         .map(Arguments::of);
   }
 

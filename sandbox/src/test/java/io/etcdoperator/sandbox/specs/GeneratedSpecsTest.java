@@ -190,7 +190,12 @@ class GeneratedSpecsTest {
           }
           admittedObject(
               BackupPods.backup(
-                  backup, "demo-0", Names.clientUrl("default", "demo", 0), IMAGE, Security.NONE));
+                  backup,
+                  "demo-0",
+                  Names.clientUrl("default", "demo", 0),
+                  1,
+                  IMAGE,
+                  Security.NONE));
           return "admitted";
         });
   }
