@@ -405,6 +405,71 @@ class BackupE2EIT {
     assertThat(s3Object("test/wrong-creds.db")).doesNotExist();
   }
 
+  /**
+   * A backup whose data cannot be deleted (its store now refuses the credentials) is not let go
+   * with its data left behind unsaid: it stays, its status says why and the two ways on, and
+   * removing the annotation lets it go with the data kept.
+   */
+  @Test
+  void aBackupWhoseDataCannotBeDeletedSaysWhyAndGoesWhenTheAnnotationIs() {
+    secret("s3-revoked", S3ProxyServer.SECRET_KEY);
+    apply(s3Backup("undeletable", "s3-revoked"));
+    awaitPhase("undeletable", "Complete");
+    var backups = e2e.client().resources(EtcdBackup.class).inNamespace(E2E.NS);
+    backups
+        .withName("undeletable")
+        .edit(
+            b -> {
+              Map<String, String> a = new java.util.HashMap<>();
+              if (b.getMetadata().getAnnotations() != null) {
+                a.putAll(b.getMetadata().getAnnotations());
+              }
+              a.put(Names.DELETE_DATA_ANNOTATION, "true");
+              b.getMetadata().setAnnotations(a);
+              return b;
+            });
+    e2e.client()
+        .secrets()
+        .inNamespace(E2E.NS)
+        .withName("s3-revoked")
+        .edit(
+            x -> {
+              x.setData(null);
+              x.setStringData(
+                  Map.of(
+                      "AWS_ACCESS_KEY_ID",
+                      S3ProxyServer.ACCESS_KEY,
+                      "AWS_SECRET_ACCESS_KEY",
+                      "revoked"));
+              return x;
+            });
+    backups.withName("undeletable").delete();
+    await()
+        .atMost(BACKUP)
+        .pollInterval(Duration.ofMillis(200))
+        .until(
+            () ->
+                status("undeletable").getConditions().stream()
+                    .anyMatch(
+                        c ->
+                            c.getType().equals("DataDeleted")
+                                && c.getStatus().equals("False")
+                                && c.getMessage().contains("refused the credentials")
+                                && c.getMessage().contains(Names.DELETE_DATA_ANNOTATION)));
+    assertThat(backups.withName("undeletable").get()).isNotNull();
+    assertThat(s3Object("test/undeletable.db")).exists();
+    backups
+        .withName("undeletable")
+        .edit(
+            b -> {
+              b.getMetadata().getAnnotations().remove(Names.DELETE_DATA_ANNOTATION);
+              return b;
+            });
+    await().atMost(BACKUP).until(() -> backups.withName("undeletable").get() == null);
+    assertThat(s3Object("test/undeletable.db")).exists();
+    assertThat(s3Object("test/undeletable.db.manifest.json")).exists();
+  }
+
   @Test
   void aMissingSecretFailsNamingIt() {
     apply(s3Backup("no-secret", "no-such-secret"));

@@ -15,6 +15,8 @@ import io.etcdoperator.operator.observe.ClusterView;
 import io.etcdoperator.operator.plan.BackupPlan;
 import io.etcdoperator.operator.plan.BackupView;
 import io.etcdoperator.operator.tls.TlsReport;
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.ConditionBuilder;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
@@ -35,6 +37,7 @@ import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEven
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -59,6 +62,9 @@ import org.slf4j.LoggerFactory;
 public final class EtcdBackupReconciler implements Reconciler<EtcdBackup>, Cleaner<EtcdBackup> {
   private static final Logger LOG = LoggerFactory.getLogger(EtcdBackupReconciler.class);
   static final Duration RETRY_DELETE = Duration.ofSeconds(10);
+
+  /** The condition that says why a backup's data could not be deleted. */
+  static final String DATA_DELETED = "DataDeleted";
 
   private final Clock clock;
   private final String image;
@@ -318,15 +324,59 @@ public final class EtcdBackupReconciler implements Reconciler<EtcdBackup>, Clean
       return DeleteControl.defaultDelete();
     }
     if ("Failed".equals(phase)) {
+      String said = agentPod(pod).message().trim();
       LOG.warn(
           "EtcdBackup {}/{}: deleting its data failed ({}); trying again in {} s",
           meta.getNamespace(),
           meta.getName(),
-          agentPod(pod).message(),
+          said,
           RETRY_DELETE.toSeconds());
+      reportDeletionFailed(client, backup, said);
       pods.withName(pod.getMetadata().getName()).delete();
       return DeleteControl.noFinalizerRemoval().rescheduleAfter(RETRY_DELETE);
     }
     return DeleteControl.noFinalizerRemoval().rescheduleAfter(Duration.ofSeconds(1));
+  }
+
+  /**
+   * Says in the backup's status (condition {@value #DATA_DELETED}) why its data could not be
+   * deleted and the two ways on: the deletion is tried again every {@link #RETRY_DELETE} for as
+   * long as the annotation asks for it, and the EtcdBackup (with its finalizer) stays until then. A
+   * write that fails is left to the next try: the status is a report here, not the state.
+   */
+  private void reportDeletionFailed(KubernetesClient client, EtcdBackup backup, String said) {
+    EtcdBackupStatus status = backup.getStatus();
+    String message =
+        "deleting the backup's data failed: "
+            + said
+            + "; tried again every "
+            + RETRY_DELETE.toSeconds()
+            + " s. Fix what it says (the store, the credentials Secret), or remove the annotation "
+            + Names.DELETE_DATA_ANNOTATION
+            + " to keep the data and let the EtcdBackup go";
+    List<Condition> conditions = new ArrayList<>(status.getConditions());
+    Optional<Condition> before =
+        conditions.stream().filter(c -> DATA_DELETED.equals(c.getType())).findFirst();
+    if (before.filter(c -> message.equals(c.getMessage())).isPresent()) {
+      return;
+    }
+    before.ifPresent(conditions::remove);
+    conditions.add(
+        new ConditionBuilder()
+            .withType(DATA_DELETED)
+            .withStatus("False")
+            .withReason("DeletionFailed")
+            .withMessage(message)
+            .withLastTransitionTime(
+                before
+                    .map(Condition::getLastTransitionTime)
+                    .orElse(clock.instant().truncatedTo(ChronoUnit.SECONDS).toString()))
+            .build());
+    status.setConditions(conditions);
+    try {
+      client.resource(backup).updateStatus();
+    } catch (KubernetesClientException e) {
+      LOG.debug("status of a backup being deleted not written: {}", e.getMessage());
+    }
   }
 }
