@@ -48,14 +48,14 @@ public class EtcdBackupStatus {
   private String duration;
 
   @JsonPropertyDescription(
-      "Agent pods started for this backup. One whose member went away (stopped, wiped, moved)"
-          + " or that was itself lost is followed by another, on a member that is healthy then,"
-          + " up to 4 in all.")
+      "Agent pods started for this backup. One whose member failed it (stopped, wiped, moved,"
+          + " its stream broke or stalled) is followed by another, on a member that is healthy"
+          + " then, up to 4 in all.")
   private Integer attempts;
 
   @JsonPropertyDescription(
-      "When the next agent pod starts, after the last one failed because its member went away"
-          + " or was lost; absent otherwise.")
+      "When the next agent pod starts, after the last one failed because its member failed it;"
+          + " absent otherwise.")
   private String nextAttemptTime;
 
   public String getPhase() {

@@ -38,11 +38,12 @@ import java.util.function.Consumer;
  * </ol>
  *
  * Any failure aborts the upload and is reported with what went wrong; the pod then fails. A failure
- * of the member (steps 1 and 3: it does not answer, its stream breaks, stalls or fails etcd's
- * checksum) is a {@link MemberFailedException}: the operator tries again on another member. Any
- * other failure (the store's, the claim's) makes the backup Failed. A failure to abort (the store
- * went away) leaves an invisible incomplete upload or a {@code .part} file, never an object under
- * the snapshot's key.
+ * of the member (steps 1 and 3: it does not answer, its stream breaks, stalls for {@link
+ * #IDLE_TIMEOUT} while the agent waits for it, or fails etcd's checksum: {@link #memberFailed}) is
+ * a {@link MemberFailedException}: the operator tries again on another member. Any other failure
+ * (the store's, the claim's, a refusal every member would give, the overall limit) makes the backup
+ * Failed. A failure to abort (the store went away) leaves an invisible incomplete upload or a
+ * {@code .part} file, never an object under the snapshot's key.
  */
 public final class BackupAgent {
 
@@ -112,14 +113,12 @@ public final class BackupAgent {
             etcd.snapshot(
                 request.cluster(), request.clientUrl(), upload, IDLE_TIMEOUT, MAX_DURATION);
       } catch (EtcdException e) {
-        throw new MemberFailedException(
-            "member "
-                + request.member()
-                + " ("
-                + request.clientUrl()
-                + ") failed the snapshot: "
-                + e.getMessage(),
-            e);
+        String what =
+            "member " + request.member() + " (" + request.clientUrl() + ") failed the snapshot: ";
+        if (!memberFailed(e, Duration.between(start, clock.instant()))) {
+          throw new IOException(what + e.getMessage(), e);
+        }
+        throw new MemberFailedException(what + e.getMessage(), e);
       }
       upload.commit();
     }
@@ -151,6 +150,19 @@ public final class BackupAgent {
             + manifest.durationMillis()
             + " ms");
     return manifest;
+  }
+
+  /**
+   * Whether another member may cure {@code e}: the member went away or stalled, or its data failed
+   * etcd's own checksum. Not a refusal every member would give, nor the stream's overall limit
+   * ({@link #MAX_DURATION}: a database too big or a store too slow fails again anywhere).
+   */
+  static boolean memberFailed(EtcdException e, Duration elapsed) {
+    return switch (e.failure()) {
+      case UNREACHABLE, BAD_SNAPSHOT -> true;
+      case DEADLINE_EXCEEDED -> elapsed.compareTo(MAX_DURATION) < 0;
+      default -> false;
+    };
   }
 
   /** Deletes a backup's snapshot and manifest (the manifest first: it says "complete"). */

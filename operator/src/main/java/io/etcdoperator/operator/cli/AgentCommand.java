@@ -7,6 +7,7 @@ import io.etcdoperator.operator.backup.S3Store;
 import io.etcdoperator.operator.backup.SnapshotStore;
 import io.etcdoperator.operator.etcd.EtcdException;
 import io.etcdoperator.operator.etcd.EtcdServiceConfig;
+import io.etcdoperator.operator.etcd.EtcdUnexpectedException;
 import io.etcdoperator.operator.etcd.JetcdEtcdService;
 import io.etcdoperator.operator.model.BackupPods;
 import io.etcdoperator.operator.model.Manifest;
@@ -138,7 +139,11 @@ public final class AgentCommand {
       } catch (MemberFailedException e) {
         finish("backup failed: " + e.getMessage(), false);
         return BackupPods.EXIT_MEMBER_FAILED;
-      } catch (IOException | EtcdException | IllegalArgumentException | TlsException e) {
+      } catch (IOException
+          | EtcdException
+          | EtcdUnexpectedException
+          | IllegalArgumentException
+          | TlsException e) {
         return finish("backup failed: " + e.getMessage(), false);
       }
     }

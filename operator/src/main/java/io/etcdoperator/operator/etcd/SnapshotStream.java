@@ -19,6 +19,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -57,6 +58,9 @@ final class SnapshotStream {
       throws IOException {
     long started = System.nanoTime();
     AtomicLong lastMessage = new AtomicLong(started);
+    // Time spent handing data to the output (a store's part upload may hold it for minutes) is
+    // the output's, not a stall of the member: the watchdog looks away while it lasts.
+    AtomicBoolean writing = new AtomicBoolean();
     Context.CancellableContext context = Context.current().withCancellation();
     ScheduledExecutorService watchdog =
         Executors.newSingleThreadScheduledExecutor(
@@ -68,7 +72,7 @@ final class SnapshotStream {
     long idleNanos = idleTimeout.toNanos();
     watchdog.scheduleWithFixedDelay(
         () -> {
-          if (System.nanoTime() - lastMessage.get() > idleNanos) {
+          if (!writing.get() && System.nanoTime() - lastMessage.get() > idleNanos) {
             context.cancel(
                 new TimeoutException("no snapshot data for " + idleTimeout.toSeconds() + " s"));
           }
@@ -94,7 +98,13 @@ final class SnapshotStream {
         if (announced < 0) {
           announced = m.getRemainingBytes() + blob.length;
         }
-        out.write(blob);
+        writing.set(true);
+        try {
+          out.write(blob);
+        } finally {
+          lastMessage.set(System.nanoTime());
+          writing.set(false);
+        }
         trailer.feed(blob);
         written += blob.length;
       }

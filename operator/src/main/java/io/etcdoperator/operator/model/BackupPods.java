@@ -37,8 +37,8 @@ import java.util.Optional;
  * operator never reads them), and a claim mounted at {@value #CLAIM_MOUNT}.
  */
 public final class BackupPods {
-  /** The agent's exit code when its member failed it: another member may do (BackupPlan). */
-  public static final int EXIT_MEMBER_FAILED = 3;
+  /** The agent's exit code when its member failed it (sysexits' TEMPFAIL; not the JVM's 3). */
+  public static final int EXIT_MEMBER_FAILED = 75;
 
   /** Where a claim destination is mounted in the agent's pod. */
   public static final String CLAIM_MOUNT = "/backup/data";

@@ -37,18 +37,20 @@ import java.util.Optional;
  *   <li><b>AgentSucceeded</b>: the agent pod succeeded: Complete, with what its manifest says (the
  *       agent reports the manifest only after writing it, so a snapshot without one never counts).
  *   <li><b>Retry</b>: the pod failed because its member failed it (exit code {@link
- *       BackupPods#EXIT_MEMBER_FAILED}: the member stopped, was wiped or moved, its stream broke or
- *       stalled), and fewer than {@link #MAX_ATTEMPTS} attempts were made: Pending, with the next
- *       attempt's time ({@link #RETRY_BACKOFF} doubled per failed attempt) and what the failed one
- *       said; the failed pod is deleted once that is stored. A member that failed is unhealthy or
- *       behind when the next attempt chooses, so that one reads from another member.
+ *       BackupPods#EXIT_MEMBER_FAILED}: the member stopped, was wiped or moved, its stream broke,
+ *       stalled or failed etcd's checksum), and fewer than {@link #MAX_ATTEMPTS} attempts were
+ *       made: Pending, with the next attempt's time ({@link #RETRY_BACKOFF} doubled per failed
+ *       attempt) and what the failed one said; the failed pod is deleted once that is stored. A
+ *       member that failed is unhealthy or behind when the next attempt chooses, so that one reads
+ *       from another member.
  *   <li><b>AgentFailed</b>: the pod failed otherwise (the store refused, the claim is full: no
  *       other member would do better) or after the last attempt, or cannot start (its Secret or key
  *       is missing, its image cannot be pulled), or ran past {@link #AGENT_DEADLINE}: Failed with
  *       what it said; the pod is deleted if it still runs.
  *   <li><b>AgentRunning</b>: Started, naming the member.
  *   <li><b>AgentLost</b>: the status says Started but the pod is gone (deleted, evicted, its node
- *       lost; whatever it wrote has no manifest): as Retry while attempts remain, else Failed.
+ *       lost): Failed; whatever it wrote has no manifest. Not tried again: a pod deleted by force
+ *       may still run, and a second agent would write the same key.
  *   <li><b>Backoff</b>: Pending until the next attempt's time.
  *   <li><b>NoMember</b>: no member is healthy and caught up: wait (Pending) up to {@link
  *       #MEMBER_DEADLINE} from the backup's creation (or from the last failed attempt), then
@@ -61,7 +63,8 @@ import java.util.Optional;
  * <p>Why retry at all, when a finished backup is a record as a Job's is: the operator chose the
  * member, and a member going away in the middle (a roll, a lost disk, a moved pod) is the kind of
  * event the operator itself causes. A Job would retry any failure ({@code backoffLimit}); here only
- * the failures another member can cure are retried, so a wrong secret still fails at once.
+ * the failures another member can cure are retried, so a wrong secret still fails at once. The
+ * agent says which by its exit code; a pod that ended otherwise (killed, out of memory) is final.
  */
 public final class BackupPlan {
   /** How long a backup waits for a healthy member before it fails. */
@@ -143,14 +146,15 @@ public final class BackupPlan {
       return withPod(v, recorded, pod);
     }
     if (EtcdBackupStatus.STARTED.equals(phase)) {
-      String lost =
+      return failed(
+          v,
+          recorded,
+          "AgentPodLost",
           "the agent pod "
               + Names.backupPod(nameOf(v))
               + " disappeared before it reported a result (deleted, evicted, or its node lost);"
-              + " nothing it wrote is a complete backup";
-      return attempts < MAX_ATTEMPTS
-          ? retry(v, recorded, attempts, lost, none())
-          : failed(v, recorded, "AgentPodLost", lost, none());
+              + " nothing it wrote is a complete backup",
+          none());
     }
     if (next.isPresent() && v.now().isBefore(next.get())) {
       return new Decision(
@@ -247,7 +251,9 @@ public final class BackupPlan {
     return new Decision("Retry", action, s, Optional.of(wait));
   }
 
-  private static Decision withPod(BackupView v, EtcdBackupStatus recorded, AgentPod pod) {
+  private static Decision withPod(BackupView v, EtcdBackupStatus stored, AgentPod pod) {
+    // the pod says which attempt it is, when the status that started it was not stored
+    EtcdBackupStatus recorded = withAttempts(stored, pod.attempt());
     if ("Succeeded".equals(pod.phase())) {
       Optional<Manifest> m = Manifest.parse(pod.message());
       if (m.isEmpty()) {
@@ -282,7 +288,7 @@ public final class BackupPlan {
           "the agent pod " + pod.name() + " cannot start: " + pod.waitingMessage(),
           new Action.DeletePod(pod.name()));
     }
-    Instant since = pod.startedAt().orElse(v.created());
+    Instant since = pod.startedAt().orElse(pod.created());
     if (Duration.between(since, v.now()).compareTo(AGENT_DEADLINE) > 0) {
       return failed(
           v,
@@ -302,10 +308,17 @@ public final class BackupPlan {
     s.setAttempts(pod.attempt());
     String message =
         recorded.getConditions().stream()
-            .filter(c -> "Started".equals(c.getType()))
+            .filter(c -> "Started".equals(c.getType()) && "AgentCreated".equals(c.getReason()))
             .map(Condition::getMessage)
             .findFirst()
-            .orElse("agent pod " + pod.name() + " is " + pod.phase());
+            .orElse(
+                "agent pod "
+                    + pod.name()
+                    + " is "
+                    + pod.phase()
+                    + (pod.attempt() > 1
+                        ? "; attempt " + pod.attempt() + " of " + MAX_ATTEMPTS
+                        : ""));
     s.setConditions(conditions(recorded, v.now(), true, "AgentRunning", message, null, null));
     return new Decision("AgentRunning", none(), s, Optional.of(WATCH));
   }

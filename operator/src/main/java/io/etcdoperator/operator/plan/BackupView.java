@@ -43,6 +43,7 @@ public record BackupView(
    *     ImagePullBackOff, ...), or ""
    * @param waitingMessage what the kubelet said about it, or ""
    * @param attempt which attempt of the backup it is (its annotation; 1 when absent)
+   * @param created when the pod was created (what its deadline counts from until it starts)
    */
   public record AgentPod(
       String name,
@@ -52,5 +53,6 @@ public record BackupView(
       Optional<Integer> exitCode,
       String waitingReason,
       String waitingMessage,
-      int attempt) {}
+      int attempt,
+      Instant created) {}
 }

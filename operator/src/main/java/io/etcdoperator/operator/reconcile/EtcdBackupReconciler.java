@@ -260,7 +260,10 @@ public final class EtcdBackupReconciler implements Reconciler<EtcdBackup>, Clean
         terminated.map(t -> t.getExitCode()),
         waiting.map(w -> w.getReason()).orElse(""),
         waiting.map(w -> w.getMessage()).orElse(""),
-        attemptOf(p));
+        attemptOf(p),
+        p.getMetadata().getCreationTimestamp() == null
+            ? Instant.now()
+            : Instant.parse(p.getMetadata().getCreationTimestamp()));
   }
 
   /** The attempt a pod's annotation names; 1 when absent or unreadable. */
@@ -324,7 +327,11 @@ public final class EtcdBackupReconciler implements Reconciler<EtcdBackup>, Clean
       return DeleteControl.defaultDelete();
     }
     if ("Failed".equals(phase)) {
-      String said = agentPod(pod).message().trim();
+      BackupView.AgentPod ended = agentPod(pod);
+      String said =
+          ended.message().isBlank()
+              ? "exit code " + ended.exitCode().map(String::valueOf).orElse("?")
+              : ended.message().trim();
       LOG.warn(
           "EtcdBackup {}/{}: deleting its data failed ({}); trying again in {} s",
           meta.getNamespace(),

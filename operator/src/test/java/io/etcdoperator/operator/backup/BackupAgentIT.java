@@ -226,6 +226,48 @@ class BackupAgentIT {
     }
   }
 
+  /**
+   * A store that holds the agent longer than the idle timeout (a part upload to a slow store) is
+   * not a stall of the member: the watchdog counts only the time spent waiting for the member's
+   * data, so the snapshot completes instead of failing as the member's (which would retry it on
+   * another member, each as slow).
+   */
+  @Test
+  void timeTheOutputTakesIsNotAStallOfTheMember() throws Exception {
+    java.io.ByteArrayOutputStream sink = new java.io.ByteArrayOutputStream();
+    java.util.concurrent.atomic.AtomicBoolean held =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    java.io.OutputStream slowStore =
+        new java.io.OutputStream() {
+          @Override
+          public void write(int b) {
+            sink.write(b);
+          }
+
+          @Override
+          public void write(byte[] b, int off, int len) throws IOException {
+            if (held.compareAndSet(false, true)) {
+              try {
+                Thread.sleep(2_500); // the fault itself: a store that takes 2.5 s for one write
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new java.io.InterruptedIOException();
+              }
+            }
+            sink.write(b, off, len);
+          }
+        };
+    var result =
+        etcd.snapshot(
+            "it/c",
+            cluster.member(0).clientUrl(),
+            slowStore,
+            Duration.ofSeconds(1),
+            Duration.ofMinutes(1));
+    assertThat(held).isTrue();
+    assertThat(result.sizeBytes()).isGreaterThan(12L * 1024 * 1024);
+  }
+
   @Test
   void wrongCredentialsAreNamed() throws Exception {
     try (S3ProxyServer s3 = S3ProxyServer.start(dir.resolve("s3-creds"), BUCKET);

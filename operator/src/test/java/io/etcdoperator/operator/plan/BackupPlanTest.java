@@ -45,7 +45,8 @@ class BackupPlanTest {
         Optional.of(phase.equals("Failed") ? 1 : 0),
         waiting,
         waiting.isEmpty() ? "" : "secret \"s3\" not found",
-        1);
+        1,
+        CREATED);
   }
 
   /** The pod of attempt {@code attempt}, failed because its member failed it. */
@@ -58,12 +59,13 @@ class BackupPlanTest {
         Optional.of(BackupPods.EXIT_MEMBER_FAILED),
         "",
         "",
-        attempt);
+        attempt,
+        CREATED);
   }
 
   static AgentPod running(int attempt) {
     return new AgentPod(
-        "b1-backup", "Running", Optional.of(NOW), "", Optional.empty(), "", "", attempt);
+        "b1-backup", "Running", Optional.of(NOW), "", Optional.empty(), "", "", attempt, NOW);
   }
 
   /** Started, attempt {@code attempts} under way. */
@@ -268,16 +270,78 @@ class BackupPlanTest {
                 "Failed",
                 d -> assertThat(failed(d)).contains("cannot start: secret \"s3\" not found")),
             new Row(
-                "agent pod gone while started (pod deleted, node lost): tried again",
+                "agent pod gone while started (operator away, pod deleted): failed",
                 view(healthy, Optional.of(recorded("Started")), Optional.empty()),
-                "Retry",
+                "AgentLost",
                 BackupPlan.Action.None.class,
-                "Pending",
-                d -> {
-                  assertThat(started(d))
-                      .contains("attempt 1 of 4 failed", "disappeared before it reported");
-                  assertThat(d.status().getNextAttemptTime()).isEqualTo(NOW.plusSeconds(5) + "");
-                }),
+                "Failed",
+                d -> assertThat(failed(d)).contains("disappeared before it reported a result")),
+            new Row(
+                "agent killed (exit 137) with attempts left: failed, not tried again",
+                view(
+                    healthy,
+                    Optional.of(started(1)),
+                    Optional.of(
+                        new AgentPod(
+                            "b1-backup",
+                            "Failed",
+                            Optional.of(CREATED),
+                            "",
+                            Optional.of(137),
+                            "",
+                            "",
+                            1,
+                            CREATED))),
+                "AgentFailed",
+                BackupPlan.Action.None.class,
+                "Failed",
+                d -> assertThat(failed(d)).isEqualTo("exit code 137")),
+            new Row(
+                "a later attempt's pod not started yet: its deadline counts from its creation",
+                new BackupView(
+                    NOW,
+                    "b1",
+                    Views.NS,
+                    Views.NAME,
+                    NOW.minus(BackupPlan.AGENT_DEADLINE).minusSeconds(600),
+                    Optional.of(started(3)),
+                    healthy,
+                    List.of(),
+                    Optional.of(
+                        new AgentPod(
+                            "b1-backup",
+                            "Pending",
+                            Optional.empty(),
+                            "",
+                            Optional.empty(),
+                            "",
+                            "",
+                            3,
+                            NOW.minusSeconds(60)))),
+                "AgentRunning",
+                BackupPlan.Action.None.class,
+                "Started",
+                d -> assertThat(started(d)).contains("attempt 3 of 4")),
+            new Row(
+                "the next attempt succeeded but its Started was not stored: complete, attempts 2",
+                view(
+                    healthy,
+                    Optional.of(retrying(1, NOW.minusSeconds(1))),
+                    Optional.of(
+                        new AgentPod(
+                            "b1-backup",
+                            "Succeeded",
+                            Optional.of(CREATED),
+                            MANIFEST,
+                            Optional.of(0),
+                            "",
+                            "",
+                            2,
+                            CREATED))),
+                "AgentSucceeded",
+                BackupPlan.Action.None.class,
+                "Complete",
+                d -> assertThat(d.status().getAttempts()).isEqualTo(2)),
             new Row(
                 "agent pod of the last attempt gone: failed",
                 view(healthy, Optional.of(started(4)), Optional.empty()),
