@@ -2,12 +2,11 @@ package io.etcdoperator.operator.plan;
 
 import io.etcdoperator.api.v1alpha1.BackupSnapshot;
 import io.etcdoperator.api.v1alpha1.EtcdBackupStatus;
+import io.etcdoperator.operator.model.Conditions;
 import io.etcdoperator.operator.model.Manifest;
 import io.fabric8.kubernetes.api.model.Condition;
-import io.fabric8.kubernetes.api.model.ConditionBuilder;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -80,20 +79,7 @@ final class BackupStatuses {
       boolean status,
       String reason,
       String message) {
-    String value = status ? "True" : "False";
-    String since =
-        recorded.getConditions().stream()
-            .filter(c -> type.equals(c.getType()) && value.equals(c.getStatus()))
-            .map(Condition::getLastTransitionTime)
-            .findFirst()
-            .orElse(now.truncatedTo(ChronoUnit.SECONDS).toString());
-    return new ConditionBuilder()
-        .withType(type)
-        .withStatus(value)
-        .withReason(reason)
-        .withMessage(message)
-        .withLastTransitionTime(since)
-        .build();
+    return Conditions.keepingSince(recorded.getConditions(), now, type, status, reason, message);
   }
 
   static String seconds(Duration d) {

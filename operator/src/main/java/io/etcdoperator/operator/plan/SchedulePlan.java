@@ -2,15 +2,14 @@ package io.etcdoperator.operator.plan;
 
 import io.etcdoperator.api.v1alpha1.EtcdBackupScheduleStatus;
 import io.etcdoperator.api.v1alpha1.EtcdBackupStatus;
+import io.etcdoperator.operator.model.Conditions;
 import io.etcdoperator.operator.model.Cron;
 import io.etcdoperator.operator.model.Durations;
 import io.fabric8.kubernetes.api.model.Condition;
-import io.fabric8.kubernetes.api.model.ConditionBuilder;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -232,22 +231,12 @@ public final class SchedulePlan {
       boolean status,
       String reason,
       String message) {
-    String value = status ? "True" : "False";
-    String since =
-        previous == null
-            ? null
-            : previous.getConditions().stream()
-                .filter(c -> type.equals(c.getType()) && value.equals(c.getStatus()))
-                .map(Condition::getLastTransitionTime)
-                .findFirst()
-                .orElse(null);
-    return new ConditionBuilder()
-        .withType(type)
-        .withStatus(value)
-        .withReason(reason)
-        .withMessage(message)
-        .withLastTransitionTime(
-            since != null ? since : now.truncatedTo(ChronoUnit.SECONDS).toString())
-        .build();
+    return Conditions.keepingSince(
+        previous == null ? List.of() : previous.getConditions(),
+        now,
+        type,
+        status,
+        reason,
+        message);
   }
 }

@@ -7,6 +7,7 @@ import io.etcdoperator.operator.etcd.EtcdHttp;
 import io.etcdoperator.operator.etcd.EtcdService;
 import io.etcdoperator.operator.model.BackupPods;
 import io.etcdoperator.operator.model.BackupSpecs;
+import io.etcdoperator.operator.model.Conditions;
 import io.etcdoperator.operator.model.Names;
 import io.etcdoperator.operator.model.Security;
 import io.etcdoperator.operator.observe.ClusterObserver;
@@ -16,7 +17,6 @@ import io.etcdoperator.operator.plan.BackupPlan;
 import io.etcdoperator.operator.plan.BackupView;
 import io.etcdoperator.operator.tls.TlsReport;
 import io.fabric8.kubernetes.api.model.Condition;
-import io.fabric8.kubernetes.api.model.ConditionBuilder;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
@@ -37,7 +37,6 @@ import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEven
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -369,16 +368,13 @@ public final class EtcdBackupReconciler implements Reconciler<EtcdBackup>, Clean
     }
     before.ifPresent(conditions::remove);
     conditions.add(
-        new ConditionBuilder()
-            .withType(DATA_DELETED)
-            .withStatus("False")
-            .withReason("DeletionFailed")
-            .withMessage(message)
-            .withLastTransitionTime(
-                before
-                    .map(Condition::getLastTransitionTime)
-                    .orElse(clock.instant().truncatedTo(ChronoUnit.SECONDS).toString()))
-            .build());
+        Conditions.keepingSince(
+            before.stream().toList(),
+            clock.instant(),
+            DATA_DELETED,
+            false,
+            "DeletionFailed",
+            message));
     status.setConditions(conditions);
     try {
       client.resource(backup).updateStatus();
