@@ -213,6 +213,32 @@ class CrashSafetyE2EIT {
    */
   @Test
   void theOperatorKilledAfterEachStepOfAMoveToTlsConverges() throws Exception {
+    moveConvergesThroughCrashes(false, PEER_TLS, "https");
+  }
+
+  /**
+   * Peer TLS turned off again ({@code TlsMoves}, the move in reverse): the same six kinds of step
+   * (https :2380 beside http :2382 with the peer Secrets the members ran, the first pod, the first
+   * URL to http :2382, http on both ports, the first URL back, the spec's template), the operator
+   * killed after each; it converges on every URL http :2380 with the same member IDs and nothing
+   * lost.
+   */
+  @Test
+  void theOperatorKilledAfterEachStepOfAMoveOffTlsConverges() throws Exception {
+    moveConvergesThroughCrashes(true, "{\"security\":null}", "http");
+  }
+
+  static final String PEER_TLS =
+      "{\"security\":{\"tls\":{\"peerTrustedCASecret\":\"etcd-tls-peer-ca\","
+          + "\"peerSecret\":\"etcd-tls-peer\"}}}";
+
+  /**
+   * The TLS example's cluster, with peer TLS when {@code peerTls} and no other TLS, patched with
+   * {@code patch}, the operator killed after each of the six kinds of step of the move; then every
+   * URL must be {@code scheme} :2380 and every pod listen there only.
+   */
+  private void moveConvergesThroughCrashes(boolean peerTls, String patch, String scheme)
+      throws Exception {
     calls = new CallLog();
     SandboxConfig config = TlsE2EIT.sandbox(dir);
     io.etcdoperator.testing.CertManagerEmulation certs =
@@ -225,12 +251,19 @@ class CrashSafetyE2EIT {
           .issueAll()
           .forEach((name, data) -> e2e.client().resource(TlsE2EIT.secret(name, data)).create());
       var serialization = e2e.client().getKubernetesSerialization();
-      var plain =
+      var start =
           serialization.unmarshal(
               E2E.document(TlsE2EIT.EXAMPLE, "EtcdCluster"),
               io.etcdoperator.api.v1alpha1.EtcdCluster.class);
-      plain.getSpec().setSecurity(null);
-      e2e.apply(serialization.asYaml(plain));
+      start
+          .getSpec()
+          .setSecurity(
+              peerTls
+                  ? serialization
+                      .unmarshal(PEER_TLS, io.etcdoperator.api.v1alpha1.EtcdClusterSpec.class)
+                      .getSecurity()
+                  : null);
+      e2e.apply(serialization.asYaml(start));
       try (Cluster c = new Cluster(e2e, TlsE2EIT.C)) {
         c.awaitConverged(1, 3, STEP);
         Map<String, String> ids = c.memberIds();
@@ -246,20 +279,16 @@ class CrashSafetyE2EIT {
                     sts::equals,
                     l -> l.startsWith(update),
                     sts::equals));
-        List<String> https =
+        List<String> wanted =
             List.of(0, 1, 2).stream()
                 .map(
                     i ->
-                        io.etcdoperator.operator.model.Names.peerUrl(
-                            E2E.NS, TlsE2EIT.C, i, "https"))
+                        io.etcdoperator.operator.model.Names.peerUrl(E2E.NS, TlsE2EIT.C, i, scheme))
                 .toList();
         try (RecordingWriter writer = c.writer(Duration.ofMinutes(8))) {
           int from = calls.size();
           crasher.arm(steps.remove(0), 0);
-          long generation =
-              c.patchSpec(
-                  "{\"security\":{\"tls\":{\"peerTrustedCASecret\":\"etcd-tls-peer-ca\","
-                      + "\"peerSecret\":\"etcd-tls-peer\"}}}");
+          long generation = c.patchSpec(patch);
           List<String> fired = new ArrayList<>();
           while (true) {
             await()
@@ -269,8 +298,9 @@ class CrashSafetyE2EIT {
                 .until(
                     () ->
                         crasher.fired() != null
-                            || (TlsE2EIT.peerUrls(c).equals(https)
-                                && TlsE2EIT.everyPodRuns(c, "--listen-peer-urls=https://[::]:2380")
+                            || (TlsE2EIT.peerUrls(c).equals(wanted)
+                                && TlsE2EIT.everyPodRuns(
+                                    c, "--listen-peer-urls=" + scheme + "://[::]:2380")
                                 && c.converged(generation, 3)));
             String call = crasher.fired();
             if (call == null) {
@@ -286,7 +316,7 @@ class CrashSafetyE2EIT {
             e2e.sandbox().faults().startOperator();
           }
           crasher.disarm();
-          System.out.println("move to TLS: crashed after " + fired);
+          System.out.println("move to " + scheme + " peers: crashed after " + fired);
           System.out.println("  calls: " + RollE2EIT.labels(calls, from));
           assertThat(fired).hasSize(6);
           assertThat(c.memberIds()).isEqualTo(ids);

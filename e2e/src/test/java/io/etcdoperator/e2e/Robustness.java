@@ -235,7 +235,11 @@ final class Robustness {
    * {@code examples/tls/}'s cluster named {@value #C}, without its security section: its Secrets
    * issued (as cert-manager would) and created, the cluster's YAML returned.
    */
-  private String plaintextTlsExample(Path dir) throws Exception {
+  /**
+   * {@code examples/tls/}'s cluster renamed {@value #C}, its Secrets issued, with peer TLS only
+   * when {@code peerTls}, else no TLS: clients use http either way.
+   */
+  private String plaintextTlsExample(Path dir, boolean peerTls) throws Exception {
     Files.createDirectories(dir);
     Path example = dir.resolve("tls-example.yaml");
     Files.writeString(example, Files.readString(TlsE2EIT.EXAMPLE).replace("etcd-tls", C));
@@ -246,7 +250,16 @@ final class Robustness {
     var cluster =
         serialization.unmarshal(
             E2E.document(example, "EtcdCluster"), io.etcdoperator.api.v1alpha1.EtcdCluster.class);
-    cluster.getSpec().setSecurity(null);
+    cluster
+        .getSpec()
+        .setSecurity(
+            peerTls
+                ? serialization
+                    .unmarshal(
+                        CrashSafetyE2EIT.PEER_TLS.replace("etcd-tls", C),
+                        io.etcdoperator.api.v1alpha1.EtcdClusterSpec.class)
+                    .getSecurity()
+                : null);
     return serialization.asYaml(cluster);
   }
 
@@ -323,7 +336,10 @@ final class Robustness {
         e2e.apply(E2E.document(tlsExample, "EtcdCluster"));
         test.awaitConverged(1, plan.action().members, SETTLE);
       } else {
-        e2e.apply(plan.action() == Action.PEER_TLS ? plaintextTlsExample(dir) : manifest());
+        e2e.apply(
+            plan.action() == Action.PEER_TLS || plan.action() == Action.PEER_TLS_OFF
+                ? plaintextTlsExample(dir, plan.action() == Action.PEER_TLS_OFF)
+                : manifest());
         test.awaitConverged(1, plan.action().members, SETTLE);
       }
       workload =
@@ -593,6 +609,7 @@ final class Robustness {
                   "{\"security\":{\"tls\":{\"peerTrustedCASecret\":\"test-peer-ca\","
                       + "\"peerSecret\":\"test-peer\"}}}"),
               3);
+      case PEER_TLS_OFF -> new Target(cluster.patchSpec("{\"security\":null}"), 3);
       case NO_SPACE -> {
         int puts = workload.burst(400, 512 * 1024, "database space exceeded");
         burstEnd = workload.now();
@@ -682,16 +699,18 @@ final class Robustness {
           "test-1 never replaced");
       notes.add("test-1 replaced: " + memberIdBefore + " -> " + cluster.memberIds().get("test-1"));
     }
-    if (action == Action.PEER_TLS) {
-      List<String> https =
+    if (action == Action.PEER_TLS || action == Action.PEER_TLS_OFF) {
+      String scheme = action == Action.PEER_TLS ? "https" : "http";
+      List<String> wanted =
           List.of(0, 1, 2).stream()
-              .map(i -> io.etcdoperator.operator.model.Names.peerUrl(E2E.NS, C, i, "https"))
+              .map(i -> io.etcdoperator.operator.model.Names.peerUrl(E2E.NS, C, i, scheme))
               .toList();
       awaitOrNote(
           () ->
-              TlsE2EIT.peerUrls(cluster).equals(https)
-                  && TlsE2EIT.everyPodRuns(cluster, "--listen-peer-urls=https://[::]:2380"),
-          "peers not all on https");
+              TlsE2EIT.peerUrls(cluster).equals(wanted)
+                  && TlsE2EIT.everyPodRuns(
+                      cluster, "--listen-peer-urls=" + scheme + "://[::]:2380"),
+          "peers not all on " + scheme);
       notes.add(
           cluster.events().stream().filter(e -> e.contains(" MemberPeerUrlUpdated: ")).count()
               + " peer URL updates");

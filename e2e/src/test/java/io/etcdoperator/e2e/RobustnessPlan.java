@@ -34,6 +34,8 @@ record RobustnessPlan(long seed, Action action, List<Fault> faults, List<Long> d
     NODE_LOST(3, 1),
     /** Peer TLS turned on for the running cluster (clients stay on http). */
     PEER_TLS(3, 1),
+    /** Peer TLS turned off for a running cluster that formed with it (clients on http). */
+    PEER_TLS_OFF(3, 1),
     /** The space quota filled until etcd refuses writes (NOSPACE), recovered by the operator. */
     NO_SPACE(3, 1),
     /** An EtcdBackup to a claim while the workload runs. */

@@ -55,7 +55,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  *   <li>enableAuth turned off: etcd's authentication goes off (the unknown user may write);
  *   <li>an EtcdBackup of the cluster: Complete, its agent trusting the server CA and presenting the
  *       operator's client certificate;
- *   <li>spec.security removed from the running cluster: refused (TlsModeChanged), nothing restarts.
+ *   <li>spec.security removed from the running cluster: server TLS off is refused (TlsModeChanged),
+ *       nothing restarts.
  * </ul>
  */
 class TlsE2EIT {
@@ -199,8 +200,9 @@ class TlsE2EIT {
    * https :2382 (no restart), a roll onto https on both ports, each URL back to :2380, and a last
    * roll onto the spec's own template. Same member and cluster IDs throughout, 0 acknowledged
    * writes lost; then server and client TLS with etcd's authentication, a roll, and the writer's
-   * last write read back over mutual TLS. On etcd 3.5; on 3.4 too with {@code -Plong} (system
-   * property {@code long.all.versions}).
+   * last write read back over mutual TLS; then peer TLS off again, the move in reverse, under a
+   * writer over mutual TLS. On etcd 3.5; on 3.4 too with {@code -Plong} (system property {@code
+   * long.all.versions}).
    */
   @ParameterizedTest
   @MethodSource("moveImages")
@@ -226,35 +228,14 @@ class TlsE2EIT {
         c.awaitConverged(1, 3, STEP);
         Map<String, String> ids = c.memberIds();
         String clusterId = c.clusterId();
-        List<String> https =
-            List.of(0, 1, 2).stream().map(i -> Names.peerUrl(E2E.NS, C, i, "https")).toList();
         WriterReport report;
         try (RecordingWriter writer = c.writer(Duration.ofMinutes(6))) {
           writer.mark("peer TLS on");
-          long start = System.nanoTime();
-          long generation =
-              c.patchSpec(
-                  "{\"security\":{\"tls\":{\"peerTrustedCASecret\":\"etcd-tls-peer-ca\","
-                      + "\"peerSecret\":\"etcd-tls-peer\"}}}");
-          try {
-            await()
-                .atMost(Duration.ofMinutes(5))
-                .until(
-                    () ->
-                        peerUrls(c).equals(https)
-                            && everyPodRuns(c, "--listen-peer-urls=https://[::]:2380")
-                            && c.converged(generation, 3));
-          } catch (org.awaitility.core.ConditionTimeoutException e) {
-            throw new AssertionError(
-                "peers did not move to TLS: peer URLs "
-                    + peerUrls(c)
-                    + "; Ready "
-                    + E2E.condition(c.status(), "Ready").map(x -> x.getMessage()).orElse("?"),
-                e);
-          }
-          System.out.printf(
-              "peer TLS turned on for a running cluster: every URL https, Ready in %d ms%n",
-              Duration.ofNanos(System.nanoTime() - start).toMillis());
+          movePeers(
+              c,
+              "{\"security\":{\"tls\":{\"peerTrustedCASecret\":\"etcd-tls-peer-ca\","
+                  + "\"peerSecret\":\"etcd-tls-peer\"}}}",
+              "https");
           writer.mark("peers moved");
           report = writer.report();
         }
@@ -296,9 +277,84 @@ class TlsE2EIT {
                 .as("the last write over http, read over mutual TLS")
                 .isPresent();
           }
+          movePeersOffTls(secure, ids);
         }
       }
     }
+  }
+
+  /**
+   * Peer TLS turned off again, server and client TLS kept, under a writer over mutual TLS: the move
+   * in reverse ({@code TlsMoves}): a roll onto https :2380 (the peer Secrets the members ran)
+   * beside http :2382, each URL to http :2382, a roll onto http on both ports, each URL back to
+   * :2380, a roll onto the spec's template. Same member IDs, 0 acknowledged writes lost, six more
+   * URL updates.
+   */
+  static void movePeersOffTls(Cluster secure, Map<String, String> ids) {
+    long updatesBefore =
+        secure.events().stream().filter(e -> e.contains(" MemberPeerUrlUpdated: ")).count();
+    WriterReport report;
+    try (RecordingWriter writer = secure.writer(Duration.ofMinutes(6))) {
+      writer.mark("peer TLS off");
+      movePeers(
+          secure,
+          "{\"security\":{\"tls\":{\"peerTrustedCASecret\":null,\"peerSecret\":null}}}",
+          "http");
+      writer.mark("peers moved off");
+      report = writer.report();
+    }
+    System.out.println(report.summary());
+    assertThat(report.verified()).isTrue();
+    assertThat(report.lost()).isEmpty();
+    assertThat(report.altered()).isEmpty();
+    assertThat(secure.memberIds()).isEqualTo(ids);
+    assertThat(secure.pods())
+        .as("no pod mounts a peer Secret any more")
+        .allMatch(
+            p ->
+                p.getSpec().getVolumes().stream()
+                    .noneMatch(
+                        v ->
+                            v.getSecret() != null
+                                && v.getSecret().getSecretName().contains("peer")));
+    assertThat(
+            secure.events().stream().filter(e -> e.contains(" MemberPeerUrlUpdated: ")).count()
+                - updatesBefore)
+        .as("each member updated to http :2382, then back to :2380")
+        .isEqualTo(6);
+  }
+
+  /**
+   * Patches the spec with {@code patch} and awaits every peer URL on {@code scheme} :2380, every
+   * pod listening there only, and the cluster converged (5 min at the most); prints how long.
+   */
+  static void movePeers(Cluster c, String patch, String scheme) {
+    long start = System.nanoTime();
+    long generation = c.patchSpec(patch);
+    List<String> wanted =
+        List.of(0, 1, 2).stream().map(i -> Names.peerUrl(E2E.NS, C, i, scheme)).toList();
+    try {
+      await()
+          .atMost(Duration.ofMinutes(5))
+          .ignoreExceptions()
+          .until(
+              () ->
+                  peerUrls(c).equals(wanted)
+                      && everyPodRuns(c, "--listen-peer-urls=" + scheme + "://[::]:2380")
+                      && c.converged(generation, 3));
+    } catch (org.awaitility.core.ConditionTimeoutException e) {
+      throw new AssertionError(
+          "peers did not move to "
+              + scheme
+              + ": peer URLs "
+              + peerUrls(c)
+              + "; Ready "
+              + E2E.condition(c.status(), "Ready").map(x -> x.getMessage()).orElse("?"),
+          e);
+    }
+    System.out.printf(
+        "peers of a running cluster moved to %s: every URL %s, Ready in %d ms%n",
+        scheme, scheme, Duration.ofNanos(System.nanoTime() - start).toMillis());
   }
 
   static Stream<String> moveImages() {
@@ -750,7 +806,7 @@ class TlsE2EIT {
             .withName("tls-pitr")
             .delete();
 
-        // TLS off for a running cluster: refused, nothing restarts.
+        // Server TLS off for a running cluster: refused, nothing restarts.
         Map<String, String> before = restarts(c);
         c.patchSpec("{\"security\":null}");
         await()

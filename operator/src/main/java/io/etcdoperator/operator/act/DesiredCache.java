@@ -2,11 +2,13 @@ package io.etcdoperator.operator.act;
 
 import io.etcdoperator.api.v1alpha1.EtcdCluster;
 import io.etcdoperator.operator.model.DesiredCluster;
+import io.etcdoperator.operator.model.PeerSecrets;
 import io.etcdoperator.operator.model.TlsMove;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
@@ -42,8 +44,14 @@ public final class DesiredCache {
       Map<String, String> labels,
       String operatorImage,
       String trustedCa,
-      TlsMove move) {
-    static Key of(EtcdCluster c, String operatorImage, String trustedCa, TlsMove move) {
+      TlsMove move,
+      Optional<PeerSecrets> kept) {
+    static Key of(
+        EtcdCluster c,
+        String operatorImage,
+        String trustedCa,
+        TlsMove move,
+        Optional<PeerSecrets> kept) {
       var m = c.getMetadata();
       return new Key(
           m.getUid(),
@@ -52,7 +60,8 @@ public final class DesiredCache {
           m.getLabels() == null ? Map.of() : Map.copyOf(m.getLabels()),
           operatorImage,
           trustedCa,
-          move);
+          move,
+          kept);
     }
   }
 
@@ -76,7 +85,20 @@ public final class DesiredCache {
 
   /** The cluster's desired state, composed now or earlier from the same inputs. */
   public Entry of(EtcdCluster cluster, String operatorImage, String trustedCa, TlsMove move) {
-    Key key = Key.of(cluster, operatorImage, trustedCa, move);
+    return of(cluster, operatorImage, trustedCa, move, Optional.empty());
+  }
+
+  /**
+   * As {@link #of(EtcdCluster, String, String, TlsMove)}, the members presenting the peer Secrets
+   * they ran ({@code kept}) while a move off peer TLS serves https.
+   */
+  public Entry of(
+      EtcdCluster cluster,
+      String operatorImage,
+      String trustedCa,
+      TlsMove move,
+      Optional<PeerSecrets> kept) {
+    Key key = Key.of(cluster, operatorImage, trustedCa, move, kept);
     List<Entry> entries = this.entries;
     for (Entry e : entries) {
       if (e.key().equals(key)) {
@@ -86,15 +108,15 @@ public final class DesiredCache {
     Entry made =
         new Entry(
             key,
-            DesiredCluster.of(cluster, operatorImage, trustedCa, move),
+            DesiredCluster.of(cluster, operatorImage, trustedCa, move, kept),
             new ConcurrentHashMap<>());
-    List<Entry> kept = new ArrayList<>();
-    kept.add(made);
+    List<Entry> retained = new ArrayList<>();
+    retained.add(made);
     entries.stream()
         .filter(e -> Objects.equals(e.key().uid(), key.uid()))
         .limit(ENTRIES_PER_CLUSTER - 1)
-        .forEach(kept::add);
-    this.entries = List.copyOf(kept);
+        .forEach(retained::add);
+    this.entries = List.copyOf(retained);
     return made;
   }
 

@@ -40,6 +40,19 @@ public record DesiredCluster(Target target, Optional<EtcdClusterModel> model) {
    */
   public static DesiredCluster of(
       EtcdCluster cluster, String operatorImage, String trustedCa, TlsMove move) {
+    return of(cluster, operatorImage, trustedCa, move, Optional.empty());
+  }
+
+  /**
+   * As {@link #of(EtcdCluster, String, String, TlsMove)}, the members presenting the peer Secrets
+   * they ran ({@code kept}) while a move off peer TLS serves https.
+   */
+  public static DesiredCluster of(
+      EtcdCluster cluster,
+      String operatorImage,
+      String trustedCa,
+      TlsMove move,
+      Optional<PeerSecrets> kept) {
     var meta = cluster.getMetadata();
     long generation = meta.getGeneration() == null ? 0 : meta.getGeneration();
     String optIn =
@@ -48,7 +61,7 @@ public record DesiredCluster(Target target, Optional<EtcdClusterModel> model) {
             : meta.getAnnotations().get(Names.REBUILD_OPT_IN_ANNOTATION);
     Target.Rebuild rebuild = Target.Rebuild.of(meta.getUid(), optIn);
     try {
-      EtcdClusterModel model = EtcdClusterModel.of(cluster, operatorImage, trustedCa, move);
+      EtcdClusterModel model = EtcdClusterModel.of(cluster, operatorImage, trustedCa, move, kept);
       Target.Desired desired =
           new Target.Desired(
               model.replicas(),

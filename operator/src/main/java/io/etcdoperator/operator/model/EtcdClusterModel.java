@@ -60,7 +60,11 @@ public final class EtcdClusterModel {
   private final Security security;
 
   private EtcdClusterModel(
-      EtcdCluster resource, String operatorImage, String trustedCa, TlsMove move) {
+      EtcdCluster resource,
+      String operatorImage,
+      String trustedCa,
+      TlsMove move,
+      Optional<PeerSecrets> kept) {
     this.name = resource.getMetadata().getName();
     this.namespace = resource.getMetadata().getNamespace();
     this.uid = resource.getMetadata().getUid();
@@ -68,8 +72,8 @@ public final class EtcdClusterModel {
     this.spec = given == null ? new EtcdClusterSpec() : given;
     this.replicas =
         spec.getReplicas() == null ? EtcdClusterSpec.DEFAULT_REPLICAS : spec.getReplicas();
-    this.security = Security.of(spec.getSecurity(), move);
-    this.podTemplate = MemberPod.template(name, spec, operatorImage, trustedCa, move);
+    this.security = Security.of(spec.getSecurity(), move, kept);
+    this.podTemplate = MemberPod.template(name, spec, operatorImage, trustedCa, move, kept);
     this.podTemplateHash =
         podTemplate.getMetadata().getAnnotations().get(Names.POD_TEMPLATE_HASH_ANNOTATION);
   }
@@ -79,38 +83,38 @@ public final class EtcdClusterModel {
     return of(resource, Names.DEFAULT_OPERATOR_IMAGE, "");
   }
 
-  /**
-   * As {@link #of(EtcdCluster)}, with the operator's own image (what a restore's init container
-   * runs).
-   */
+  /** As {@link #of(EtcdCluster)}, with the operator's own image (a restore's init container's). */
   public static EtcdClusterModel of(EtcdCluster resource, String operatorImage)
       throws InvalidSpecException {
     return of(resource, operatorImage, "");
   }
 
-  /**
-   * The model with the operator's own image (what a restore's init container runs), its pod
-   * template carrying {@code trustedCa} (the fingerprint of the CAs members load at start, see
-   * {@code tls.CertificateCheck}; empty: none known): a change of those CAs is a change of the
-   * template, so members restart one at a time.
-   */
+  /** As the five-argument {@code of}, with no move of peer TLS under way. */
   public static EtcdClusterModel of(EtcdCluster resource, String operatorImage, String trustedCa)
       throws InvalidSpecException {
-    return of(resource, operatorImage, trustedCa, TlsMove.NONE);
+    return of(resource, operatorImage, trustedCa, TlsMove.NONE, Optional.empty());
   }
 
   /**
-   * As {@link #of(EtcdCluster, String, String)}, with the peer listeners of {@code move} while a
-   * running cluster moves its peers to TLS.
+   * The model with the operator's own image (what a restore's init container runs), its pod
+   * template carrying {@code trustedCa} (the fingerprint of the CAs members load at start, see
+   * {@code tls.CertificateCheck}; empty: none known; a change of those CAs is a change of the
+   * template, so members restart one at a time), with the peer listeners of {@code move} while a
+   * running cluster moves its peers to or off TLS, presenting the peer Secrets the members ran
+   * ({@code kept}) while a move off TLS serves https.
    */
   public static EtcdClusterModel of(
-      EtcdCluster resource, String operatorImage, String trustedCa, TlsMove move)
+      EtcdCluster resource,
+      String operatorImage,
+      String trustedCa,
+      TlsMove move,
+      Optional<PeerSecrets> kept)
       throws InvalidSpecException {
     List<SpecProblem> problems = SpecValidator.validate(resource);
     if (!problems.isEmpty()) {
       throw new InvalidSpecException(problems);
     }
-    return new EtcdClusterModel(resource, operatorImage, trustedCa, move);
+    return new EtcdClusterModel(resource, operatorImage, trustedCa, move, kept);
   }
 
   /** What spec.security asks for. */

@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The pod every member runs: the operator's etcd container, {@code spec.podTemplate} laid over it,
@@ -83,19 +84,25 @@ final class MemberPod {
    */
   static PodTemplateSpec template(
       String cluster, EtcdClusterSpec spec, String operatorImage, String trustedCa) {
-    return template(cluster, spec, operatorImage, trustedCa, TlsMove.NONE);
+    return template(cluster, spec, operatorImage, trustedCa, TlsMove.NONE, Optional.empty());
   }
 
   /**
    * @param operatorImage what the restore init container runs, when the spec restores
    * @param trustedCa the fingerprint of the CAs members load at start (empty: none known)
-   * @param move the peer listeners of a running cluster moving its peers to TLS ({@link
+   * @param move the peer listeners of a running cluster moving its peers to or off TLS ({@link
    *     TlsMove#NONE}: the spec's)
+   * @param kept the peer Secrets the members ran, presented while a move off TLS serves https
    */
   static PodTemplateSpec template(
-      String cluster, EtcdClusterSpec spec, String operatorImage, String trustedCa, TlsMove move) {
+      String cluster,
+      EtcdClusterSpec spec,
+      String operatorImage,
+      String trustedCa,
+      TlsMove move,
+      Optional<PeerSecrets> kept) {
     PodTemplate user = spec.getPodTemplate();
-    PodSpec podSpec = basePodSpec(cluster, spec, move);
+    PodSpec podSpec = basePodSpec(cluster, spec, move, kept);
     if (spec.getBootstrap() != null && spec.getBootstrap().getRestore() != null) {
       // the snapshot is restored before etcd starts; the agent does nothing once there is data
       var source = spec.getBootstrap().getRestore().getSource();
@@ -140,10 +147,12 @@ final class MemberPod {
   }
 
   static PodSpec basePodSpec(String cluster, EtcdClusterSpec spec) {
-    return basePodSpec(cluster, spec, TlsMove.NONE);
+    return basePodSpec(cluster, spec, TlsMove.NONE, Optional.empty());
   }
 
-  static PodSpec basePodSpec(String cluster, EtcdClusterSpec spec, TlsMove move) {
+  static PodSpec basePodSpec(
+      String cluster, EtcdClusterSpec spec, TlsMove move, Optional<PeerSecrets> kept) {
+    Security security = Security.of(spec.getSecurity(), move, kept);
     PodSpecBuilder pod =
         new PodSpecBuilder()
             // Service links would put <SERVICE>_PORT variables in etcd's environment; a cluster
@@ -179,14 +188,14 @@ final class MemberPod {
             .endPreferredDuringSchedulingIgnoredDuringExecution()
             .endPodAntiAffinity()
             .endAffinity()
-            .withContainers(etcdContainer(cluster, spec, move));
+            .withContainers(etcdContainer(cluster, spec, move, security));
     DataStorage.podVolume(spec).ifPresent(pod::addToVolumes);
-    Security.of(spec.getSecurity()).volumes().forEach(pod::addToVolumes);
+    security.volumes().forEach(pod::addToVolumes);
     return pod.build();
   }
 
-  static Container etcdContainer(String cluster, EtcdClusterSpec spec, TlsMove move) {
-    Security security = Security.of(spec.getSecurity(), move);
+  static Container etcdContainer(
+      String cluster, EtcdClusterSpec spec, TlsMove move, Security security) {
     return new ContainerBuilder()
         .withName(Names.ETCD_CONTAINER)
         .withImage(EtcdFlags.DEFAULT_IMAGE)

@@ -2,6 +2,7 @@ package io.etcdoperator.operator.model;
 
 import io.etcdoperator.api.v1alpha1.SecuritySpec;
 import io.etcdoperator.api.v1alpha1.TlsSpec;
+import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeBuilder;
 import io.fabric8.kubernetes.api.model.VolumeMount;
@@ -11,6 +12,8 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Predicate;
+import java.util.stream.Stream;
 
 /**
  * What {@code spec.security} asks for, as the members run it.
@@ -45,6 +48,9 @@ import java.util.Set;
  * @param peerAutoTls without a peer Secret: the members keep the peer TLS on certificates of etcd's
  *     own ({@code --peer-auto-tls}) that they formed with ({@link TlsMove#AUTO_TLS}; never from the
  *     spec alone)
+ * @param keptPeer while a move off peer TLS still serves https ({@link TlsMove#servesHttps}): the
+ *     peer Secrets the members ran, which {@code peerSecret} and {@code peerCaSecret} then name
+ *     when both exist (never from the spec, which names none by then)
  */
 public record Security(
     Optional<String> peerSecret,
@@ -54,7 +60,8 @@ public record Security(
     Optional<String> clientCaSecret,
     Optional<String> clientSecret,
     boolean auth,
-    boolean peerAutoTls) {
+    boolean peerAutoTls,
+    Optional<PeerSecrets> keptPeer) {
   public static final Security NONE =
       new Security(
           Optional.empty(),
@@ -64,7 +71,8 @@ public record Security(
           Optional.empty(),
           Optional.empty(),
           false,
-          false);
+          false,
+          Optional.empty());
 
   public Security {
     peerAutoTls = peerAutoTls && !(peerSecret.isPresent() && peerCaSecret.isPresent());
@@ -87,7 +95,8 @@ public record Security(
         clientCaSecret,
         clientSecret,
         auth,
-        false);
+        false,
+        Optional.empty());
   }
 
   public static final String CERT_KEY = "tls.crt";
@@ -126,21 +135,43 @@ public record Security(
   }
 
   /**
-   * What the members run in {@code move}: the spec's, or with auto TLS ({@link TlsMove#AUTO_TLS}).
+   * What the members run in {@code move}: the spec's, or with auto TLS ({@link TlsMove#AUTO_TLS}),
+   * or, while a move off peer TLS serves https and the spec names no peer Secret, with the peer
+   * Secrets the members ran ({@code running}; the certificate files only when both exist).
    */
-  public static Security of(SecuritySpec spec, TlsMove move) {
+  public static Security of(SecuritySpec spec, TlsMove move, Optional<PeerSecrets> running) {
     Security s = of(spec);
-    return move == TlsMove.AUTO_TLS
-        ? new Security(
-            s.peerSecret,
-            s.peerCaSecret,
-            s.serverSecret,
-            s.serverCaSecret,
-            s.clientCaSecret,
-            s.clientSecret,
-            s.auth,
-            true)
-        : s;
+    if (move == TlsMove.AUTO_TLS) {
+      return new Security(
+          s.peerSecret,
+          s.peerCaSecret,
+          s.serverSecret,
+          s.serverCaSecret,
+          s.clientCaSecret,
+          s.clientSecret,
+          s.auth,
+          true,
+          Optional.empty());
+    }
+    if (move.servesHttps() && !s.peerTls() && running.isPresent()) {
+      PeerSecrets kept = running.get();
+      return new Security(
+          Optional.of(kept.certificate()).filter(n -> kept.usable()),
+          Optional.of(kept.trustedCa()).filter(n -> kept.usable()),
+          s.serverSecret,
+          s.serverCaSecret,
+          s.clientCaSecret,
+          s.clientSecret,
+          s.auth,
+          false,
+          running);
+    }
+    return s;
+  }
+
+  /** As {@link #of(SecuritySpec, TlsMove, Optional)} with no peer Secrets known to keep. */
+  public static Security of(SecuritySpec spec, TlsMove move) {
+    return of(spec, move, Optional.empty());
   }
 
   private static Optional<String> name(String s) {
@@ -150,6 +181,14 @@ public record Security(
   /** Members talk to each other over TLS. */
   public boolean peerTls() {
     return peerSecret.isPresent() && peerCaSecret.isPresent();
+  }
+
+  /**
+   * The spec asks for TLS between members (not only the members' own Secrets kept for a move off
+   * it).
+   */
+  public boolean peerTlsAsked() {
+    return peerTls() && keptPeer.isEmpty();
   }
 
   /** The client port serves TLS. */
@@ -245,6 +284,32 @@ public record Security(
       mounts.add(mount(CLIENT_CA_VOLUME, CLIENT_CA_DIR));
     }
     return mounts;
+  }
+
+  /**
+   * The peer Secrets {@code pod} mounts for etcd (the volumes this class names), each checked with
+   * {@code exists}; empty when it mounts no peer certificate.
+   */
+  public static Optional<PeerSecrets> peerSecretsOf(PodSpec pod, Predicate<String> exists) {
+    if (pod == null || pod.getVolumes() == null) {
+      return Optional.empty();
+    }
+    Optional<String> certificate = secretOf(pod, PEER_CERT_VOLUME);
+    Optional<String> ca = secretOf(pod, PEER_CA_VOLUME);
+    if (certificate.isEmpty() || ca.isEmpty()) {
+      return Optional.empty();
+    }
+    List<String> missing =
+        Stream.of(certificate.get(), ca.get()).distinct().filter(exists.negate()).toList();
+    return Optional.of(new PeerSecrets(certificate.get(), ca.get(), missing));
+  }
+
+  private static Optional<String> secretOf(PodSpec pod, String volume) {
+    return pod.getVolumes().stream()
+        .filter(v -> volume.equals(v.getName()) && v.getSecret() != null)
+        .map(v -> v.getSecret().getSecretName())
+        .filter(n -> n != null && !n.isBlank())
+        .findFirst();
   }
 
   /** Names of the volumes and mount paths this class owns (validation keeps users off them). */

@@ -38,6 +38,7 @@ public final class Conditions {
   public static final String BACKUP_BEFORE_CHANGE_FAILED = "BackupBeforeChangeFailed";
 
   public static final String MOVING_TO_TLS = "MovingToTls";
+  public static final String MOVING_OFF_TLS = "MovingOffTls";
   public static final String CANNOT_REACH_MEMBERS = "CannotReachMembers";
   public static final String CERTIFICATE_INVALID = "CertificateInvalid";
   public static final String ENABLING_AUTH = "EnablingAuth";

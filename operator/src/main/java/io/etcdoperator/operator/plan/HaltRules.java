@@ -1,11 +1,11 @@
 package io.etcdoperator.operator.plan;
 
 import io.etcdoperator.operator.model.EtcdVersion;
+import io.etcdoperator.operator.model.Security;
 import io.etcdoperator.operator.model.TlsMove;
 import io.etcdoperator.operator.observe.MemberProbe;
 import io.etcdoperator.operator.observe.PodView;
 import io.etcdoperator.operator.observe.StatefulSetView;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.SortedSet;
@@ -190,22 +190,30 @@ final class HaltRules {
   }
 
   /**
-   * The spec turns TLS off for a cluster that formed: its members' peer URLs in etcd's member list
-   * are https while the spec asks for http between members, or its pods serve clients over https
-   * while the spec asks for http. Rolling pods onto plain listeners would leave each restarted
-   * member unreachable for peers that dial it over TLS (peer URLs are stored in etcd and only a
-   * member update changes them), and the way back is not built: the operator refuses and touches
-   * nothing, the StatefulSet keeps the template the members run. Turning TLS on is a move the
-   * operator carries out ({@link TlsMoves}). Members that formed on etcd's own peer certificates
-   * ({@code --peer-auto-tls}, aenix's default) keep them while the spec names no peer Secret
-   * ({@link TlsMove#AUTO_TLS}); a peer Secret for them is refused as well: a member restarted with
-   * it would check its peers' self-signed certificates against the peer CA and refuse them, and
-   * they would refuse its client certificate, so the roll would stop at the first member.
+   * A change of TLS the operator cannot carry out safely, refused with nothing touched (the
+   * StatefulSet keeps the template the members run):
+   *
+   * <ul>
+   *   <li>Server TLS turned off for a cluster that formed (its pods serve clients over https, the
+   *       spec asks for http): during the roll the operator would have to reach members that still
+   *       serve https with neither the trust nor the client certificate the spec no longer names.
+   *   <li>Peer TLS turned off while the move off it ({@link TlsMoves}) cannot present the peer
+   *       certificate the members ran: no StatefulSet or pod names its Secrets, or one of them is
+   *       gone (a member restarted on it would not start, and its peers dial it over TLS).
+   *   <li>A peer Secret for members that formed on etcd's own peer certificates ({@code
+   *       --peer-auto-tls}, aenix's default): a member restarted with it would check its peers'
+   *       self-signed certificates against the peer CA and refuse them, and they would refuse its
+   *       client certificate, so the roll would stop at the first member. Without a peer Secret
+   *       they keep etcd's own ({@link TlsMove#AUTO_TLS}).
+   * </ul>
+   *
+   * Turning peer TLS on or off is otherwise a move the operator carries out ({@link TlsMoves}).
    */
   static final class TlsModeChanged implements Rule {
     @Override
     public Optional<Decision> decide(Situation s) {
-      if (s.desired().security().peerTls()) {
+      Security security = s.desired().security();
+      if (security.peerTlsAsked()) {
         List<String> auto =
             s.view().pods().values().stream()
                 .filter(p -> !p.terminating())
@@ -228,35 +236,48 @@ final class HaltRules {
                       + " with a backup"));
         }
       }
-      boolean peerTls = s.desired().security().peerHttps();
-      boolean serverTls = s.desired().security().serverTls();
-      List<String> differ = new ArrayList<>();
-      for (Facts.Member m : s.facts().members()) {
-        for (String url : m.etcd().peerUrls()) {
-          if (!peerTls && url.startsWith("https://")) {
-            differ.add(m.name() + " peer URL " + url);
-          }
-        }
+      TlsMove move = s.tlsMove();
+      if (move.servesHttps() && !security.peerTlsAsked() && !security.peerTls()) {
+        String message =
+            security
+                .keptPeer()
+                .map(
+                    kept ->
+                        "spec.security.tls: turning peer TLS off takes the members through steps"
+                            + " that still present the peer certificate they run, and Secret "
+                            + String.join(" and Secret ", kept.missing())
+                            + " (mounted by the members for it) does not exist: a member"
+                            + " restarted without it would not start; create it again with the"
+                            + " certificate the members run, or set spec.security.tls back")
+                .orElse(
+                    "spec.security.tls: turning peer TLS off takes the members through steps"
+                        + " that still present the peer certificate they run, and no StatefulSet"
+                        + " or pod of the cluster names its Secret; set"
+                        + " spec.security.tls.peerSecret and peerTrustedCASecret back to the"
+                        + " Secrets the members ran, and remove them once the cluster is Ready");
+        return Optional.of(Decisions.tlsModeChanged(s, message));
+      }
+      if (security.serverTls()) {
+        return Optional.empty();
       }
       // The pods too: over plain http the operator may not reach members that serve https, and
       // then it has no member list to read.
-      s.view().pods().values().stream()
-          .filter(p -> !p.terminating() && !serverTls && p.clientScheme().equals("https"))
-          .forEach(p -> differ.add(p.name() + " serves clients over https"));
-      if (differ.isEmpty()) {
+      List<String> https =
+          s.view().pods().values().stream()
+              .filter(p -> !p.terminating() && p.clientScheme().equals("https"))
+              .map(PodView::name)
+              .toList();
+      if (https.isEmpty()) {
         return Optional.empty();
       }
       String message =
-          "spec.security.tls: the spec asks for "
-              + s.peerScheme()
-              + " between members and "
-              + s.desired().security().clientScheme()
-              + " for clients, while the running cluster has "
-              + String.join(", ", differ)
-              + ": turning TLS off for a cluster that formed is not supported (restarted"
-              + " members could not reach the others); set spec.security back to what the"
-              + " members run, or create a new cluster without TLS and move the data with a"
-              + " backup";
+          "spec.security.tls.serverSecret: the spec asks for http for clients, while "
+              + String.join(", ", https)
+              + " serve clients over https: turning server TLS off for a cluster that formed is"
+              + " not supported (the operator could not reach the members still serving https"
+              + " during the roll); set spec.security.tls.serverSecret (and the client"
+              + " certificate Secrets) back to what the members run, or create a new cluster"
+              + " without TLS and move the data with a backup";
       return Optional.of(Decisions.tlsModeChanged(s, message));
     }
   }

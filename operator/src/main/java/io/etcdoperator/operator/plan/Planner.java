@@ -41,8 +41,10 @@ import java.util.stream.Stream;
  *       version past the cluster version, or below it; touch nothing.
  *   <li><b>VolumeSizeRefused</b>: the spec asks the members' claims to shrink, or to grow when
  *       their StorageClass does not allow it; touch nothing.
- *   <li><b>TlsModeChanged</b>: spec.security turns TLS off for a cluster that formed (its members'
- *       peer URLs or client ports use https, the spec http); refused, touch nothing.
+ *   <li><b>TlsModeChanged</b>: spec.security turns server TLS off for a cluster that formed (its
+ *       pods serve clients over https, the spec http), asks a peer CA of members on etcd's own
+ *       certificates, or turns peer TLS off while the peer Secrets the members run are unknown or
+ *       gone; refused, touch nothing.
  *   <li><b>CannotReachMembers</b>: members whose pods are Ready do not answer the operator: it
  *       cannot see them, so it touches nothing.
  *   <li><b>RebuildUnderWay</b>: a rebuild from a survivor the user opted into, carried through
@@ -69,9 +71,9 @@ import java.util.stream.Stream;
  *   <li><b>ReplaceMemberOnLostNode</b>: spec.replaceLostMemberAfter set, and a member whose data
  *       cannot come back (its node or volume lost for that long): remove it, then clear its claim
  *       and (forcibly, on a lost node) its pod; it comes back as a new learner ({@link NodeRules}).
- *   <li><b>MovePeersToTls</b>: spec.security.tls asks for peer TLS while members' peer URLs are
- *       http: roll onto both schemes, update each URL, and back, one step at a time ({@link
- *       TlsMoves}); no member is added meanwhile.
+ *   <li><b>MovePeers</b>: spec.security.tls asks for peer TLS while members' peer URLs are http, or
+ *       for none while they are https: roll onto both schemes, update each URL, and back, one step
+ *       at a time ({@link TlsMoves}); no member is added meanwhile.
  *   <li><b>ScaleDown</b>: more members than wanted: from the highest ordinal, leadership moved off
  *       first, only if the rest keep quorum.
  *   <li><b>RestoreClaimHoldsScaleUp</b>: a scale-up while spec.bootstrap.restore names a claim only
@@ -172,7 +174,7 @@ public final class Planner {
           new LearnerRules.PromoteLearner(),
           new MembershipRules.ReplaceLostMember(),
           new NodeRules.ReplaceMemberOnLostNode(),
-          new TlsMoves.MovePeersToTls(),
+          new TlsMoves.MovePeers(),
           new ScaleRules.ScaleDown(),
           new RestoreClaimRules.RestoreClaimHoldsScaleUp(),
           new ScaleRules.ScaleUp(),

@@ -53,9 +53,12 @@ final class RollRules {
     return stale.isEmpty() || terminating ? Optional.empty() : Optional.of(stale);
   }
 
-  /** Reported as RollingUpdate, or as MovingToTls while the roll is a step of that move. */
+  /**
+   * Reported as RollingUpdate, or as MovingToTls or MovingOffTls while the roll is a step of that
+   * move.
+   */
   private static Decision rolling(Situation s, Step step) {
-    String activity = !s.tlsMove().moving() ? Conditions.ROLLING_UPDATE : Conditions.MOVING_TO_TLS;
+    String activity = !s.tlsMove().moving() ? Conditions.ROLLING_UPDATE : TlsMoves.activity(s);
     return Decisions.withQuorum(s, activity, step, stuck(s));
   }
 

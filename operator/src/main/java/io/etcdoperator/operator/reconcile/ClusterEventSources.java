@@ -95,6 +95,13 @@ final class ClusterEventSources {
     return secretCache.read(client, seen.get());
   }
 
+  /** Whether the Secret exists, by the informer (its data is not read). */
+  boolean secretExists(String namespace, String name) {
+    InformerEventSource<Secret, EtcdCluster> source =
+        secrets.getOrDefault(namespace, secrets.get(""));
+    return source != null && source.get(new ResourceID(name, namespace)).isPresent();
+  }
+
   /** Reconciles the cluster {@code id} soon. */
   void wake(ResourceID id) {
     wakeups.propagateEvent(id);

@@ -8,6 +8,7 @@ import io.etcdoperator.operator.model.ChangeBackups;
 import io.etcdoperator.operator.model.DesiredCluster;
 import io.etcdoperator.operator.model.EtcdClusterModel;
 import io.etcdoperator.operator.model.Names;
+import io.etcdoperator.operator.model.PeerSecrets;
 import io.etcdoperator.operator.model.Security;
 import io.etcdoperator.operator.model.SourceClaim;
 import io.etcdoperator.operator.model.TlsMove;
@@ -29,6 +30,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.SortedSet;
 import java.util.TreeSet;
+import java.util.function.Predicate;
 
 /**
  * One reconcile's look at a cluster: what it wants (composed once per change, {@link DesiredCache})
@@ -87,7 +89,9 @@ final class ClusterObservation {
     ClusterView view = view(cluster, context, session, desired, tls, live);
     TlsMove move = TlsMoves.of(desired.target(), view);
     if (move != TlsMove.NONE) {
-      composed = session.desired().of(cluster, operatorImage, tls.trustedCa(), move);
+      Optional<PeerSecrets> kept =
+          move.servesHttps() ? runningPeerSecrets(session.namespace(), live) : Optional.empty();
+      composed = session.desired().of(cluster, operatorImage, tls.trustedCa(), move, kept);
       desired = withBackup(composed, newestBackup, changeBackups, restoreClaim);
     }
     return new Observed(composed, desired, view, live);
@@ -105,6 +109,34 @@ final class ClusterObservation {
             .withChangeBackups(changeBackups)
             .withRestoreClaim(restoreClaim),
         d.model());
+  }
+
+  /**
+   * The peer Secrets the members run, for a move off peer TLS that still serves https: as the
+   * StatefulSet's template mounts them, else as a pod does (the StatefulSet gone), with whether
+   * each exists.
+   */
+  private Optional<PeerSecrets> runningPeerSecrets(String namespace, LiveObjects live) {
+    ClusterObserver.Objects objects = live.objects();
+    Predicate<String> exists = secret -> sources.secretExists(namespace, secret);
+    Optional<PeerSecrets> fromSet =
+        objects
+            .statefulSet()
+            .flatMap(
+                s ->
+                    Security.peerSecretsOf(
+                        s.getSpec() == null || s.getSpec().getTemplate() == null
+                            ? null
+                            : s.getSpec().getTemplate().getSpec(),
+                        exists));
+    if (fromSet.isPresent()) {
+      return fromSet;
+    }
+    return objects.pods().stream()
+        .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
+        .map(p -> Security.peerSecretsOf(p.getSpec(), exists))
+        .flatMap(Optional::stream)
+        .findFirst();
   }
 
   /**

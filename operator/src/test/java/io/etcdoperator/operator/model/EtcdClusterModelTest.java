@@ -13,6 +13,7 @@ import io.fabric8.kubernetes.api.model.ServicePort;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -326,7 +327,8 @@ class EtcdClusterModelTest {
                 peerTrustedCASecret: peer-ca
                 peerSecret: peer-tls
             """);
-    EtcdClusterModel model = EtcdClusterModel.of(cluster, Names.DEFAULT_OPERATOR_IMAGE, "", move);
+    EtcdClusterModel model =
+        EtcdClusterModel.of(cluster, Names.DEFAULT_OPERATOR_IMAGE, "", move, Optional.empty());
     List<String> args =
         model.statefulSet(3).getSpec().getTemplate().getSpec().getContainers().get(0).getArgs();
     assertThat(args)
@@ -342,15 +344,61 @@ class EtcdClusterModelTest {
                     cluster,
                     Names.DEFAULT_OPERATOR_IMAGE,
                     "",
-                    move == TlsMove.NONE ? TlsMove.HTTP_AND_HTTPS : TlsMove.NONE)
+                    move == TlsMove.NONE ? TlsMove.HTTP_AND_HTTPS : TlsMove.NONE,
+                    Optional.empty())
                 .podTemplateHash());
+  }
+
+  /**
+   * The moves off peer TLS, the spec naming no peer Secret: while a step serves https the members
+   * keep presenting the peer Secrets they ran (mounted, and named in the flags), unless one of them
+   * is missing; the step serving only http needs no certificate.
+   */
+  @ParameterizedTest
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "HTTPS_AND_HTTP      | https://[::]:2380,http://[::]:2382 | ''       | true",
+        "HTTPS_AND_HTTP      | https://[::]:2380,http://[::]:2382 | peer-ca  | false",
+        "HTTP_ON_BOTH_PORTS  | http://[::]:2380,http://[::]:2382  | ''       | false",
+        "HTTPS_ON_BOTH_PORTS | https://[::]:2380,https://[::]:2382 | ''      | true"
+      })
+  void aMoveOffPeerTlsKeepsTheMembersSecretsWhileItServesHttps(
+      TlsMove move, String listen, String missing, boolean certificate)
+      throws InvalidSpecException {
+    var cluster = TestClusters.withSpec("replicas: 3\n");
+    var kept =
+        new PeerSecrets(
+            "old-peer", "old-peer-ca", missing.isEmpty() ? List.of() : List.of(missing));
+    EtcdClusterModel model =
+        EtcdClusterModel.of(cluster, Names.DEFAULT_OPERATOR_IMAGE, "", move, Optional.of(kept));
+    var pod = model.statefulSet(3).getSpec().getTemplate().getSpec();
+    assertThat(pod.getContainers().get(0).getArgs()).contains("--listen-peer-urls=" + listen);
+    boolean presents =
+        pod.getContainers().get(0).getArgs().stream()
+            .anyMatch(a -> a.startsWith("--peer-cert-file"));
+    assertThat(presents).as("presents a peer certificate").isEqualTo(certificate);
+    assertThat(
+            pod.getVolumes().stream()
+                .filter(v -> v.getSecret() != null)
+                .map(v -> v.getSecret().getSecretName())
+                .toList())
+        .isEqualTo(certificate ? List.of("old-peer", "old-peer-ca") : List.of());
+    assertThat(model.security().peerTlsAsked()).as("the spec asks for none").isFalse();
+    assertThat(Security.peerSecretsOf(pod, name -> !name.equals("old-peer-ca")))
+        .as("read back from the template, with what is missing")
+        .isEqualTo(
+            certificate
+                ? Optional.of(new PeerSecrets("old-peer", "old-peer-ca", List.of("old-peer-ca")))
+                : Optional.empty());
   }
 
   @Test
   void membersThatFormedOnEtcdsOwnPeerCertificatesKeepThem() throws InvalidSpecException {
     var cluster = TestClusters.withSpec("replicas: 3\n");
     EtcdClusterModel model =
-        EtcdClusterModel.of(cluster, Names.DEFAULT_OPERATOR_IMAGE, "", TlsMove.AUTO_TLS);
+        EtcdClusterModel.of(
+            cluster, Names.DEFAULT_OPERATOR_IMAGE, "", TlsMove.AUTO_TLS, Optional.empty());
     var container = model.statefulSet(3).getSpec().getTemplate().getSpec().getContainers().get(0);
     assertThat(container.getArgs())
         .contains(

@@ -1341,7 +1341,7 @@ class PlannerTest {
             Views.secure(3, false),
             Views.healthy(3).tls(clientAs("root")),
             expect(
-                "MovePeersToTls",
+                "MovePeers",
                 new Step.UpdatePeerUrl(
                     0,
                     Names.member(NAME, 0),

@@ -18,8 +18,8 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Turning peer TLS on for a running cluster ({@link TlsMoves}): which step the world says the move
- * is at, and what the planner does there.
+ * Turning peer TLS on for a running cluster ({@link TlsMoves}; off: {@link TlsMovesOffTest}): which
+ * step the world says the move is at, and what the planner does there.
  */
 class TlsMovesTest {
   static final String PLAIN = "http://[::]:2380";
@@ -135,10 +135,10 @@ class TlsMovesTest {
             TlsMove.AUTO_TLS),
         Arguments.of(
             "no peer Secret, https URLs, pods on a peer Secret's certificate: TLS turned off,"
-                + " no auto TLS (TlsModeChanged refuses)",
+                + " no auto TLS: the move off (TlsMovesOffTest has every step)",
             Views.target(3),
             urls(https(0), https(1), https(2)).peerCertificate(PodView.PeerCertificate.FILE),
-            TlsMove.NONE),
+            TlsMove.HTTPS_AND_HTTP),
         Arguments.of(
             "no member list nor a record, pods on --peer-auto-tls: kept",
             Views.target(3),
@@ -158,13 +158,13 @@ class TlsMovesTest {
             TlsMove.AUTO_TLS),
         Arguments.of(
             "no member list, the record says https but a pod runs a peer Secret's certificate:"
-                + " TLS turned off (TlsModeChanged refuses)",
+                + " TLS turned off, the move off",
             Views.target(3),
             Views.healthy(3)
                 .memberListUnknown()
                 .recordedPeerUrls(https(0), https(1), https(2))
                 .peerCertificate(PodView.PeerCertificate.FILE),
-            TlsMove.NONE),
+            TlsMove.HTTPS_AND_HTTP),
         Arguments.of(
             "no member list, the record says http, a pod on --peer-auto-tls: the record wins",
             Views.target(3),
@@ -202,28 +202,28 @@ class TlsMovesTest {
                 .podWithHash(0, "h0")
                 .podWithHash(1, "h0")
                 .podWithHash(2, "h0"),
-            "MovePeersToTls",
+            "MovePeers",
             delete("rolling update", 2),
             "False/MovingToTls"),
         Arguments.of(
             "step 2: every pod serves both schemes: the first URL moves to https :2382",
             tls,
             urls(http(0), http(1), http(2)),
-            "MovePeersToTls",
+            "MovePeers",
             update(0, http(0), moving(0)),
             "False/MovingToTls"),
         Arguments.of(
             "step 2: one moved, the next",
             tls,
             urls(moving(0), http(1), http(2)),
-            "MovePeersToTls",
+            "MovePeers",
             update(1, http(1), moving(1)),
             "False/MovingToTls"),
         Arguments.of(
             "step 2: a member down: wait, nothing moves while quorum could be at stake",
             tls,
             urls(moving(0), http(1), http(2)).down(1),
-            "MovePeersToTls",
+            "MovePeers",
             new Step.Wait(
                 Names.member(NAME, 1) + " to be healthy before the next peer URL moves to TLS"),
             "False/MovingToTls"),
@@ -231,7 +231,7 @@ class TlsMovesTest {
             "step 2: a pod not Ready: wait",
             tls,
             urls(moving(0), http(1), http(2)).pod(2, true, false),
-            "MovePeersToTls",
+            "MovePeers",
             new Step.Wait(
                 "pod " + Names.pod(NAME, 2) + " to be Ready before the next peer URL moves to TLS"),
             "False/MovingToTls"),
@@ -242,14 +242,14 @@ class TlsMovesTest {
                 .podWithHash(0, "h0")
                 .podWithHash(1, "h0")
                 .podWithHash(2, "h0"),
-            "MovePeersToTls",
+            "MovePeers",
             delete("rolling update", 2),
             "False/MovingToTls"),
         Arguments.of(
             "step 4: rolled: the first URL back to :2380",
             tls,
             urls(moving(0), moving(1), moving(2)),
-            "MovePeersToTls",
+            "MovePeers",
             update(0, moving(0), https(0)),
             "False/MovingToTls"),
         Arguments.of(
@@ -266,7 +266,7 @@ class TlsMovesTest {
             "scaling up waits for the move: no member joins while URLs are half moved",
             Views.secure(5, false),
             urls(moving(0), http(1), http(2)),
-            "MovePeersToTls",
+            "MovePeers",
             update(1, http(1), moving(1)),
             "False/MovingToTls"),
         Arguments.of(
@@ -323,6 +323,14 @@ class TlsMovesTest {
   @MethodSource("plans")
   void movesOneSafeStepAtATime(
       String name, Target target, Views view, String rule, Step step, String ready) {
+    assertPlan(target, view, rule, step, ready);
+  }
+
+  /**
+   * The planner, on {@code view}, takes {@code step} by {@code rule}, reporting Ready {@code
+   * ready}.
+   */
+  static void assertPlan(Target target, Views view, String rule, Step step, String ready) {
     ClusterView v = view.build();
     Plan plan = Planner.plan(target, v);
     assertThat(plan.rule()).as("rule").isEqualTo(rule);
