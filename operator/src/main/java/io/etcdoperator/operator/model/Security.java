@@ -136,8 +136,8 @@ public record Security(
 
   /**
    * What the members run in {@code move}: the spec's, or with auto TLS ({@link TlsMove#AUTO_TLS}),
-   * or, while a move off peer TLS serves https and the spec names no peer Secret, with the peer
-   * Secrets the members ran ({@code running}; the certificate files only when both exist).
+   * or, the spec naming no peer Secret while the members' StatefulSet mounts some ({@code
+   * running}), with those kept, presented while the move off peer TLS serves https and both exist.
    */
   public static Security of(SecuritySpec spec, TlsMove move, Optional<PeerSecrets> running) {
     Security s = of(spec);
@@ -153,11 +153,12 @@ public record Security(
           true,
           Optional.empty());
     }
-    if (move.servesHttps() && !s.peerTls() && running.isPresent()) {
+    if (!s.peerTls() && running.isPresent()) {
       PeerSecrets kept = running.get();
+      boolean presented = move.servesHttps() && kept.usable();
       return new Security(
-          Optional.of(kept.certificate()).filter(n -> kept.usable()),
-          Optional.of(kept.trustedCa()).filter(n -> kept.usable()),
+          Optional.of(kept.certificate()).filter(n -> presented),
+          Optional.of(kept.trustedCa()).filter(n -> presented),
           s.serverSecret,
           s.serverCaSecret,
           s.clientCaSecret,

@@ -82,16 +82,16 @@ final class ClusterObservation {
     ChangeBackups changeBackups =
         Backups.beforeChanges(
             cluster, backups, context.getSecondaryResources(EtcdBackupSchedule.class));
-    DesiredCache.Entry composed =
-        session.desired().of(cluster, operatorImage, tls.trustedCa(), TlsMove.NONE);
-    DesiredCluster desired = withBackup(composed, newestBackup, changeBackups, restoreClaim);
     LiveObjects live = new LiveObjects(context, cluster);
+    // The peer Secrets the members' StatefulSet mounts: kept through a move off peer TLS.
+    Optional<PeerSecrets> running = runningPeerSecrets(session.namespace(), live);
+    DesiredCache.Entry composed =
+        session.desired().of(cluster, operatorImage, tls.trustedCa(), TlsMove.NONE, running);
+    DesiredCluster desired = withBackup(composed, newestBackup, changeBackups, restoreClaim);
     ClusterView view = view(cluster, context, session, desired, tls, live);
     TlsMove move = TlsMoves.of(desired.target(), view);
     if (move != TlsMove.NONE) {
-      Optional<PeerSecrets> kept =
-          move.servesHttps() ? runningPeerSecrets(session.namespace(), live) : Optional.empty();
-      composed = session.desired().of(cluster, operatorImage, tls.trustedCa(), move, kept);
+      composed = session.desired().of(cluster, operatorImage, tls.trustedCa(), move, running);
       desired = withBackup(composed, newestBackup, changeBackups, restoreClaim);
     }
     return new Observed(composed, desired, view, live);

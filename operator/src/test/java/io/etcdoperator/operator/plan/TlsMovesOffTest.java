@@ -105,6 +105,27 @@ class TlsMovesOffTest {
                 .peerCertificate(PodView.PeerCertificate.FILE),
             TlsMove.HTTPS_AND_HTTP),
         Arguments.of(
+            "no member list, the record https, every pod gone: the StatefulSet still mounts the"
+                + " peer Secret, so the move off, not etcd's own certificates",
+            plain(3, TlsMove.NONE, Optional.of(KEPT)),
+            Views.healthy(3)
+                .memberListUnknown()
+                .recordedPeerUrls(https(0), https(1), https(2))
+                .noPod(0)
+                .noPod(1)
+                .noPod(2),
+            TlsMove.HTTPS_AND_HTTP),
+        Arguments.of(
+            "the same without the StatefulSet's word: taken for etcd's own certificates",
+            spec,
+            Views.healthy(3)
+                .memberListUnknown()
+                .recordedPeerUrls(https(0), https(1), https(2))
+                .noPod(0)
+                .noPod(1)
+                .noPod(2),
+            TlsMove.AUTO_TLS),
+        Arguments.of(
             "no member list nor record, pods on step 1 and step 3 listeners: step 1 (serves both)",
             spec,
             listening(Views.healthy(3).memberListUnknown().noClusterState(), STEP_3)
