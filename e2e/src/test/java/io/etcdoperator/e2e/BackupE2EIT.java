@@ -12,9 +12,7 @@ import io.etcdoperator.testing.RecordingWriter;
 import io.etcdoperator.testing.S3ProxyServer;
 import io.etcdoperator.testing.WriterReport;
 import io.fabric8.kubernetes.api.model.Condition;
-import io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -754,21 +752,7 @@ class BackupE2EIT {
   }
 
   static void claim(String name, String accessMode) {
-    e2e.client()
-        .resource(
-            new PersistentVolumeClaimBuilder()
-                .withNewMetadata()
-                .withName(name)
-                .withNamespace(E2E.NS)
-                .endMetadata()
-                .withNewSpec()
-                .withAccessModes(accessMode)
-                .withNewResources()
-                .withRequests(Map.of("storage", new Quantity("1Gi")))
-                .endResources()
-                .endSpec()
-                .build())
-        .create();
+    e2e.createClaim(name, accessMode);
   }
 
   /**

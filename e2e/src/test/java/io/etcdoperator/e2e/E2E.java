@@ -60,6 +60,27 @@ public final class E2E implements AutoCloseable {
     return sandbox;
   }
 
+  /** A claim of 1 GiB in {@link #NS} with {@code accessMode}, which the sandbox binds. */
+  public void createClaim(String name, String accessMode) {
+    client()
+        .resource(
+            new io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .withNamespace(NS)
+                .endMetadata()
+                .withNewSpec()
+                .withAccessModes(accessMode)
+                .withNewResources()
+                .withRequests(
+                    java.util.Map.of(
+                        "storage", new io.fabric8.kubernetes.api.model.Quantity("1Gi")))
+                .endResources()
+                .endSpec()
+                .build())
+        .create();
+  }
+
   public KubernetesClient client() {
     return sandbox.client();
   }

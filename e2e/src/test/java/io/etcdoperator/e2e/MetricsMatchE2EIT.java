@@ -12,8 +12,6 @@ import io.etcdoperator.operator.etcd.DefragResult;
 import io.etcdoperator.operator.metrics.OperatorMetrics;
 import io.etcdoperator.sandbox.EtcdOperatorLauncher;
 import io.etcdoperator.sandbox.SandboxConfig;
-import io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder;
-import io.fabric8.kubernetes.api.model.Quantity;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.net.URI;
@@ -24,7 +22,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
@@ -194,21 +191,7 @@ class MetricsMatchE2EIT {
   }
 
   static void claim(E2E e2e, String name) {
-    e2e.client()
-        .resource(
-            new PersistentVolumeClaimBuilder()
-                .withNewMetadata()
-                .withName(name)
-                .withNamespace(E2E.NS)
-                .endMetadata()
-                .withNewSpec()
-                .withAccessModes("ReadWriteOnce")
-                .withNewResources()
-                .withRequests(Map.of("storage", new Quantity("1Gi")))
-                .endResources()
-                .endSpec()
-                .build())
-        .create();
+    e2e.createClaim(name, "ReadWriteOnce");
   }
 
   static <T extends io.fabric8.kubernetes.api.model.HasMetadata> void create(

@@ -1,0 +1,145 @@
+package io.etcdoperator.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.etcdoperator.api.v1alpha1.EtcdBackup;
+import io.etcdoperator.api.v1alpha1.EtcdCluster;
+import io.etcdoperator.operator.model.Names;
+import io.etcdoperator.testing.EtcdKv;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The kubectl plugin as users run it: the real kubectl ({@code /usr/bin/kubectl}) finds {@code
+ * deploy/kubectl/kubectl-etcd} on PATH and runs it, which runs the product jar, against the
+ * sandbox's API server with the sandbox's kubeconfig (from {@code KUBECONFIG}, as kubectl passes it
+ * on). Each command is checked against what the API server then holds: {@code list} (one namespace
+ * and {@code -A}), {@code status}, {@code pause} and {@code resume} (the annotation), {@code
+ * snapshot} to a claim (an EtcdBackup, Complete), {@code restore} of it as a new cluster (Ready,
+ * holding the key written before the snapshot), and the refusals: an unknown cluster, a destination
+ * it cannot read. Runs with the backup tests (its snapshot starts an agent JVM).
+ */
+class KubectlPluginE2EIT {
+  static final Path PLUGIN_DIR = Path.of("..", "deploy", "kubectl").toAbsolutePath().normalize();
+
+  @TempDir Path dir;
+
+  record Result(int exit, String out) {}
+
+  /** {@code kubectl etcd ARGS}, as a user types it, within 3 minutes. */
+  static Result kubectl(E2E e2e, String... args) throws IOException, InterruptedException {
+    List<String> cmd = new ArrayList<>(List.of("kubectl", "etcd"));
+    cmd.addAll(List.of(args));
+    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+    Map<String, String> env = pb.environment();
+    env.put("PATH", PLUGIN_DIR + ":" + env.getOrDefault("PATH", "/usr/bin:/bin"));
+    env.put("KUBECONFIG", e2e.sandbox().config().kubeconfig().toAbsolutePath().toString());
+    env.put("ETCD_OPERATOR_JAR", ProductOperator.JAR.toAbsolutePath().normalize().toString());
+    Process p = pb.start();
+    if (!p.waitFor(3, TimeUnit.MINUTES)) {
+      p.destroyForcibly();
+      throw new IOException("kubectl etcd timed out: " + cmd);
+    }
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    System.out.println("$ " + String.join(" ", cmd) + "  (exit " + p.exitValue() + ")\n" + out);
+    return new Result(p.exitValue(), out);
+  }
+
+  @Test
+  void kubectlEtcdListsInspectsPausesBacksUpAndRestores() throws Exception {
+    assertThat(Files.isExecutable(PLUGIN_DIR.resolve("kubectl-etcd"))).isTrue();
+    try (E2E e2e = E2E.start(dir.resolve("sandbox"));
+        Cluster test = new Cluster(e2e, "test")) {
+      e2e.apply(
+          """
+          apiVersion: etcd.aenix.io/v1alpha1
+          kind: EtcdCluster
+          metadata:
+            name: test
+            namespace: default
+          spec:
+            replicas: 1
+          """);
+      e2e.awaitReady("test", Duration.ofMinutes(2));
+      e2e.createClaim("backups", "ReadWriteOnce");
+      try (EtcdKv kv = new EtcdKv(Duration.ofSeconds(5), Optional.empty(), URI::getHost)) {
+        kv.put(test.clientUrl(), "/plugin/before-snapshot", "kept");
+      }
+
+      Result help = kubectl(e2e, "--help");
+      assertThat(help.exit()).isZero();
+      assertThat(help.out()).contains("list", "status", "pause", "resume", "snapshot", "restore");
+
+      Result list = kubectl(e2e, "list");
+      assertThat(list.exit()).isZero();
+      assertThat(list.out().lines().toList())
+          .first()
+          .asString()
+          .startsWith("NAME")
+          .contains("VOTERS", "LEADER", "READY", "LAST BACKUP");
+      assertThat(list.out()).containsPattern("\\ntest +1 +1/1 +test-0 +3\\.5\\.0 +True +- +");
+      Result all = kubectl(e2e, "list", "-A");
+      assertThat(all.out()).startsWith("NAMESPACE").containsPattern("\\ndefault +test +1 +1/1");
+      Result other = kubectl(e2e, "list", "-n", "kube-system");
+      assertThat(other.out()).contains("No etcd clusters found in namespace kube-system.");
+
+      Result status = kubectl(e2e, "status", "test");
+      assertThat(status.exit()).isZero();
+      assertThat(status.out())
+          .contains("Voters:       1/1 healthy", "Ready:        True (")
+          .containsPattern("test-0 +[0-9a-f]+ +Voter +true +\\* +3\\.5\\.30");
+      Result missing = kubectl(e2e, "status", "nope");
+      assertThat(missing.exit()).isEqualTo(1);
+      assertThat(missing.out())
+          .contains("etcdcluster nope not found in namespace default", "kubectl etcd list -A");
+
+      assertThat(kubectl(e2e, "pause", "test").out()).contains("etcdcluster/test paused");
+      assertThat(annotations(e2e)).containsEntry(Names.PAUSED_ANNOTATION, "true");
+      assertThat(kubectl(e2e, "resume", "test").out()).contains("etcdcluster/test resumed");
+      assertThat(annotations(e2e)).doesNotContainKey(Names.PAUSED_ANNOTATION);
+
+      Result wrong = kubectl(e2e, "snapshot", "test", "--to", "ftp://x");
+      assertThat(wrong.exit()).isEqualTo(1);
+      assertThat(wrong.out()).contains("pvc://CLAIM[/DIRECTORY] or s3://BUCKET[/PREFIX]");
+
+      Result snapshot =
+          kubectl(e2e, "snapshot", "test", "--to", "pvc://backups/plugin", "--name", "first");
+      assertThat(snapshot.exit()).as(snapshot.out()).isZero();
+      assertThat(snapshot.out())
+          .contains("etcdbackup/first Complete: pvc://backups/plugin/first.db");
+      EtcdBackup backup = e2e.client().resources(EtcdBackup.class).withName("first").get();
+      assertThat(backup.getStatus().getPhase()).isEqualTo("Complete");
+      assertThat(kubectl(e2e, "list").out()).containsPattern("\\ntest .* True +[0-9]+s ago");
+
+      Result restore = kubectl(e2e, "restore", "first", "--as", "restored");
+      assertThat(restore.exit()).as(restore.out()).isZero();
+      assertThat(restore.out()).contains("etcdcluster/restored Ready");
+      EtcdCluster restored = e2e.cluster("restored").get();
+      assertThat(restored.getSpec().getBootstrap().getRestore().getSource().getPvc().getSubPath())
+          .isEqualTo("plugin/first.db");
+      try (Cluster r = new Cluster(e2e, "restored");
+          EtcdKv kv = new EtcdKv(Duration.ofSeconds(5), Optional.empty(), URI::getHost)) {
+        assertThat(kv.get(r.clientUrl(), "/plugin/before-snapshot", false))
+            .as("the key written before the snapshot, read from the restored cluster")
+            .isPresent();
+      }
+      assertThat(kubectl(e2e, "list").out()).contains("\nrestored ", "\ntest ");
+    }
+  }
+
+  private static Map<String, String> annotations(E2E e2e) {
+    Map<String, String> a = e2e.cluster("test").get().getMetadata().getAnnotations();
+    return a == null ? Map.of() : a;
+  }
+}
