@@ -72,7 +72,7 @@ class KubectlPluginE2EIT {
             name: test
             namespace: default
           spec:
-            replicas: 1
+            replicas: 3
           """);
       e2e.awaitReady("test", Duration.ofMinutes(2));
       e2e.createClaim("backups", "ReadWriteOnce");
@@ -91,21 +91,53 @@ class KubectlPluginE2EIT {
           .asString()
           .startsWith("NAME")
           .contains("VOTERS", "LEADER", "READY", "LAST BACKUP");
-      assertThat(list.out()).containsPattern("\\ntest +1 +1/1 +test-0 +3\\.5\\.0 +True +- +");
+      assertThat(list.out())
+          .containsPattern("\\ntest +3 +3/3 +test-[0-2] +3\\.5\\.0 +[0-9]+ KiB +True +- +");
       Result all = kubectl(e2e, "list", "-A");
-      assertThat(all.out()).startsWith("NAMESPACE").containsPattern("\\ndefault +test +1 +1/1");
+      assertThat(all.out()).startsWith("NAMESPACE").containsPattern("\\ndefault +test +3 +3/3");
       Result other = kubectl(e2e, "list", "-n", "kube-system");
       assertThat(other.out()).contains("No etcd clusters found in namespace kube-system.");
 
       Result status = kubectl(e2e, "status", "test");
       assertThat(status.exit()).isZero();
       assertThat(status.out())
-          .contains("Voters:       1/1 healthy", "Ready:        True (")
-          .containsPattern("test-0 +[0-9a-f]+ +Voter +true +\\* +3\\.5\\.30");
+          .contains("Voters:       3/3 healthy", "Ready:        True (", "DB SIZE", "RAFT LAG")
+          .containsPattern("test-0 +[0-9a-f]+ +Voter +true .*3\\.5\\.30 +node-[0-9] +[0-9]+ KiB");
       Result missing = kubectl(e2e, "status", "nope");
       assertThat(missing.exit()).isEqualTo(1);
       assertThat(missing.out())
           .contains("etcdcluster nope not found in namespace default", "kubectl etcd list -A");
+
+      // Maintenance on the members, through the API server's pods/proxy.
+      Result defrag = kubectl(e2e, "defrag", "test");
+      assertThat(defrag.exit()).as(defrag.out()).isZero();
+      String leader = test.leader().orElseThrow();
+      assertThat(defrag.out().lines().filter(l -> l.contains(" defragmented: ")).toList())
+          .as("each member once, the leader last")
+          .hasSize(3)
+          .last()
+          .asString()
+          .startsWith(leader + " defragmented: ");
+      String follower = leader.equals("test-1") ? "test-2" : "test-1";
+      Result moved = kubectl(e2e, "move-leader", "test", "--to", follower);
+      assertThat(moved.exit()).as(moved.out()).isZero();
+      assertThat(moved.out()).contains("leadership moved from " + leader + " to " + follower);
+      assertThat(e2e.status("test").getLeader()).isEqualTo(follower);
+      Result nobody = kubectl(e2e, "move-leader", "test", "--to", "test-7");
+      assertThat(nobody.exit()).isEqualTo(1);
+      assertThat(nobody.out()).contains("--to test-7: no such member");
+      // A member that does not answer: status says which and why, the rest still shows.
+      e2e.sandbox().faults().freeze(E2E.NS, "test-0");
+      try {
+        Result frozen = kubectl(e2e, "status", "test");
+        assertThat(frozen.exit()).isZero();
+        assertThat(frozen.out())
+            .containsPattern("\\n  \\? test-0: (HTTP 503|no answer within 10 s)")
+            .containsPattern("test-0 +[0-9a-f]+ +Voter .* +\\? +\\? +\\? +\\? ");
+      } finally {
+        e2e.sandbox().faults().thaw(E2E.NS, "test-0");
+      }
+      e2e.awaitReady("test", Duration.ofMinutes(1));
 
       assertThat(kubectl(e2e, "pause", "test").out()).contains("etcdcluster/test paused");
       assertThat(annotations(e2e)).containsEntry(Names.PAUSED_ANNOTATION, "true");

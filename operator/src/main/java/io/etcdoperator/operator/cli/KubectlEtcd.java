@@ -2,6 +2,7 @@ package io.etcdoperator.operator.cli;
 
 import io.etcdoperator.api.v1alpha1.EtcdBackup;
 import io.etcdoperator.api.v1alpha1.EtcdCluster;
+import io.etcdoperator.api.v1alpha1.MemberStatus;
 import io.etcdoperator.operator.model.Names;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -14,7 +15,10 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -45,12 +49,16 @@ import picocli.CommandLine.Spec;
     name = "kubectl etcd",
     mixinStandardHelpOptions = true,
     versionProvider = VersionCommand.Provider.class,
-    description = "Lists, inspects, pauses, backs up and restores etcd clusters of etcd-operator.",
+    description =
+        "Lists, inspects, pauses, defragments, backs up and restores etcd clusters of"
+            + " etcd-operator.",
     subcommands = {
       KubectlEtcd.ListCommand.class,
       KubectlEtcd.StatusCommand.class,
       KubectlEtcd.PauseCommand.class,
       KubectlEtcd.ResumeCommand.class,
+      KubectlMaintenance.DefragCommand.class,
+      KubectlMaintenance.MoveLeaderCommand.class,
       KubectlBackups.SnapshotCommand.class,
       KubectlBackups.RestoreCommand.class
     })
@@ -134,6 +142,15 @@ public final class KubectlEtcd {
     return c;
   }
 
+  /** The member status names leader, if any. */
+  static Optional<MemberStatus> leader(EtcdCluster c) {
+    return c.getStatus() == null || c.getStatus().getMembers() == null
+        ? Optional.empty()
+        : c.getStatus().getMembers().stream()
+            .filter(m -> Boolean.TRUE.equals(m.getLeader()))
+            .findFirst();
+  }
+
   PrintWriter out() {
     return spec.commandLine().getOut();
   }
@@ -170,9 +187,17 @@ public final class KubectlEtcd {
         }
         List<EtcdBackup> backupList =
             all ? backups.inAnyNamespace().list().getItems() : backups.list().getItems();
+        Map<String, Long> dbSizes = new HashMap<>();
+        for (EtcdCluster c : found) {
+          leader(c)
+              .map(m -> KubectlMembers.figures(client, c.getMetadata().getNamespace(), m).dbSize())
+              .ifPresent(size -> dbSizes.put(KubectlTables.key(c), size));
+        }
         parent
             .out()
-            .print(KubectlTables.format(KubectlTables.list(found, backupList, Instant.now(), all)));
+            .print(
+                KubectlTables.format(
+                    KubectlTables.list(found, backupList, dbSizes, Instant.now(), all)));
         return 0;
       }
     }
@@ -194,7 +219,10 @@ public final class KubectlEtcd {
     @Override
     public Integer call() throws IOException {
       try (KubernetesClient client = parent.client()) {
-        parent.out().print(KubectlTables.status(cluster(client, name), Instant.now()));
+        EtcdCluster c = cluster(client, name);
+        parent
+            .out()
+            .print(KubectlTables.status(c, KubectlMembers.figures(client, c), Instant.now()));
         return 0;
       }
     }

@@ -15,6 +15,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -27,11 +29,23 @@ final class KubectlTables {
 
   /** The columns of {@code kubectl etcd list}, with NAMESPACE first when {@code allNamespaces}. */
   static List<List<String>> list(
-      List<EtcdCluster> clusters, List<EtcdBackup> backups, Instant now, boolean allNamespaces) {
+      List<EtcdCluster> clusters,
+      List<EtcdBackup> backups,
+      Map<String, Long> dbSizes,
+      Instant now,
+      boolean allNamespaces) {
     List<List<String>> rows = new ArrayList<>();
     List<String> header =
         new ArrayList<>(
-            List.of("NAME", "REPLICAS", "VOTERS", "LEADER", "VERSION", "READY", "LAST BACKUP"));
+            List.of(
+                "NAME",
+                "REPLICAS",
+                "VOTERS",
+                "LEADER",
+                "VERSION",
+                "DB SIZE",
+                "READY",
+                "LAST BACKUP"));
     header.add("AGE");
     if (allNamespaces) {
       header.add(0, "NAMESPACE");
@@ -54,6 +68,7 @@ final class KubectlTables {
               row.add(voters(st));
               row.add(dash(st.getLeader()));
               row.add(dash(st.getClusterVersion()));
+              row.add(bytes(dbSizes.getOrDefault(key(c), -1L)));
               row.add(ready(st));
               row.add(lastBackup(c, backups, now).map(d -> age(d) + " ago").orElse("-"));
               row.add(
@@ -105,7 +120,7 @@ final class KubectlTables {
   }
 
   /** {@code kubectl etcd status}: the cluster, its members, certificates and conditions. */
-  static String status(EtcdCluster c, Instant now) {
+  static String status(EtcdCluster c, Map<String, KubectlMembers.Figures> figures, Instant now) {
     EtcdClusterStatus st = c.getStatus() == null ? new EtcdClusterStatus() : c.getStatus();
     StringBuilder out = new StringBuilder();
     out.append("Name:         ").append(c.getMetadata().getName()).append('\n');
@@ -129,8 +144,33 @@ final class KubectlTables {
     out.append("Members:\n");
     List<List<String>> members = new ArrayList<>();
     members.add(
-        List.of("NAME", "ID", "ROLE", "HEALTHY", "LEADER", "VERSION", "NODE", "LAST DEFRAG"));
+        List.of(
+            "NAME",
+            "ID",
+            "ROLE",
+            "HEALTHY",
+            "LEADER",
+            "VERSION",
+            "NODE",
+            "DB SIZE",
+            "IN USE",
+            "RAFT LAG",
+            "ALARMS",
+            "LAST DEFRAG"));
+    // Behind the leader as each was asked, one after the other: a follower asked later may be
+    // ahead of the leader's figure, which counts as no lag.
+    long newest =
+        KubectlEtcd.leader(c)
+            .map(l -> figures.getOrDefault(l.getName(), KubectlMembers.Figures.failed(null)))
+            .map(KubectlMembers.Figures::raftIndex)
+            .orElse(-1L);
+    List<String> unanswered = new ArrayList<>();
     for (MemberStatus m : st.getMembers() == null ? List.<MemberStatus>of() : st.getMembers()) {
+      KubectlMembers.Figures f =
+          figures.getOrDefault(m.getName(), KubectlMembers.Figures.failed(null));
+      if (f.error() != null) {
+        unanswered.add(f.error());
+      }
       members.add(
           List.of(
               dash(m.getName()),
@@ -142,11 +182,18 @@ final class KubectlTables {
               Boolean.TRUE.equals(m.getLeader()) ? "*" : "",
               dash(m.getVersion()),
               dash(m.getNode()),
+              bytes(f.dbSize()),
+              bytes(f.dbSizeInUse()),
+              f.raftIndex() < 0 || newest < 0
+                  ? "?"
+                  : String.valueOf(Math.max(0, newest - f.raftIndex())),
+              f.raftIndex() < 0 ? "?" : f.alarms().isEmpty() ? "-" : String.join(",", f.alarms()),
               m.getLastDefragmentation() == null
                   ? "-"
                   : dash(m.getLastDefragmentation().getTime())));
     }
     out.append(indent(format(members)));
+    unanswered.forEach(u -> out.append("  ? ").append(u).append('\n'));
     List<CertificateStatus> certs = st.getCertificates() == null ? List.of() : st.getCertificates();
     if (!certs.isEmpty()) {
       out.append("Certificates:\n");
@@ -228,6 +275,28 @@ final class KubectlTables {
       out.append(line.toString().stripTrailing()).append('\n');
     }
     return out.toString();
+  }
+
+  /** {@code namespace/name}. */
+  static String key(EtcdCluster c) {
+    return c.getMetadata().getNamespace() + "/" + c.getMetadata().getName();
+  }
+
+  /** Bytes as people read them: 812 B, 20 KiB, 1.5 MiB, 2.0 GiB; {@code ?} when unknown. */
+  static String bytes(long n) {
+    if (n < 0) {
+      return "?";
+    }
+    if (n < 1024) {
+      return n + " B";
+    }
+    if (n < 1024 * 1024) {
+      return n / 1024 + " KiB";
+    }
+    if (n < 1024L * 1024 * 1024) {
+      return String.format(Locale.ROOT, "%.1f MiB", n / (1024.0 * 1024));
+    }
+    return String.format(Locale.ROOT, "%.1f GiB", n / (1024.0 * 1024 * 1024));
   }
 
   /** kubectl's short ages: 45s, 3m, 5h, 12d. */

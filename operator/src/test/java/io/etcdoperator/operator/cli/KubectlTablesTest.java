@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.client.utils.Serialization;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -75,29 +76,63 @@ class KubectlTablesTest {
             backup("default", "test", "b2", "Complete", "2026-12-06T11:55:00Z"),
             backup("default", "test", "b3", "Failed", "2026-12-06T11:59:00Z"),
             backup("prod", "test", "b4", "Complete", "2026-12-06T11:59:30Z"));
-    assertThat(KubectlTables.format(KubectlTables.list(clusters, backups, NOW, true)))
+    assertThat(
+            KubectlTables.format(
+                KubectlTables.list(clusters, backups, Map.of("default/test", 20480L), NOW, true)))
         .isEqualTo(
             """
-            NAMESPACE   NAME   REPLICAS   VOTERS   LEADER   VERSION   READY        LAST BACKUP   AGE
-            default     test   3          2/3      test-0   3.5.0     True         5m ago        3h
-            prod        main   3          0/0      -        -         QuorumLost   -             3h
+            NAMESPACE   NAME   REPLICAS   VOTERS   LEADER   VERSION   DB SIZE   READY        LAST BACKUP   AGE
+            default     test   3          2/3      test-0   3.5.0     20 KiB    True         5m ago        3h
+            prod        main   3          0/0      -        -         ?         QuorumLost   -             3h
             """);
     assertThat(
-            KubectlTables.format(KubectlTables.list(clusters.subList(0, 1), backups, NOW, false)))
+            KubectlTables.format(
+                KubectlTables.list(clusters.subList(0, 1), backups, Map.of(), NOW, false)))
         .startsWith("NAME   REPLICAS");
   }
 
   @Test
-  void statusShowsEachMemberAndHowLongCertificatesLast() {
-    String out = KubectlTables.status(cluster("default", "test", HEALTHY), NOW);
+  void statusShowsEachMemberItsFiguresAndHowLongCertificatesLast() {
+    Map<String, KubectlMembers.Figures> figures =
+        Map.of(
+            "test-0",
+            new KubectlMembers.Figures(2_097_152, 1_048_576, 120, List.of(), null),
+            "test-1",
+            new KubectlMembers.Figures(2_097_152, 1_048_576, 117, List.of("NOSPACE"), null),
+            "test-2",
+            KubectlMembers.Figures.failed("test-2: no answer (timed out)"));
+    String out = KubectlTables.status(cluster("default", "test", HEALTHY), figures, NOW);
     assertThat(out)
         .contains("Cluster ID:   cdf8")
         .contains("Ready:        True (Ready): 3 of 3 ready")
         .contains("Available:    True (QuorumHeld): quorum")
         .contains("Voters:       2/3 healthy")
-        .contains("  test-0   a1   Voter   true          *        3.5.30    node-0   -\n")
-        .contains("  test-2   c3   Voter   false (45s)            3.5.30    -        -\n")
+        .containsPattern(
+            "test-0 +a1 +Voter +true +\\* +3\\.5\\.30 +node-0 +2\\.0 MiB +1\\.0 MiB +0 +- +-")
+        .containsPattern("test-1 +b2 +Voter +true +3\\.5\\.30 +- +2\\.0 MiB +1\\.0 MiB +3 +NOSPACE")
+        .containsPattern("test-2 +c3 +Voter +false \\(45s\\) +3\\.5\\.30 +- +\\? +\\? +\\? +\\?")
+        .contains("  ? test-2: no answer (timed out)\n")
         .contains("peer   test-peer   CN=test   2027-01-05T12:00:00Z (in 30d)");
+  }
+
+  @Test
+  void maintenanceWaitsForEveryMemberAndGoesLeaderLast() {
+    EtcdCluster c = cluster("default", "test", HEALTHY);
+    assertThat(KubectlMaintenance.unfit(c))
+        .contains("test-2 not a healthy voter", "kubectl etcd status test");
+    assertThat(KubectlMaintenance.defragmentOrder(c, null).stream().map(m -> m.getName()))
+        .containsExactly("test-1", "test-2", "test-0");
+    assertThat(KubectlMaintenance.defragmentOrder(c, "test-0")).hasSize(1);
+    assertThatThrownBy(() -> KubectlMaintenance.defragmentOrder(c, "test-9"))
+        .hasMessageContaining("--member test-9: no such member");
+    c.getStatus().getMembers().get(2).setHealthy(true);
+    assertThat(KubectlMaintenance.unfit(c)).isNull();
+  }
+
+  @ParameterizedTest
+  @CsvSource({"-1, ?", "812, 812 B", "20480, 20 KiB", "1572864, 1.5 MiB", "2147483648, 2.0 GiB"})
+  void sizesReadAsPeopleReadThem(long n, String printed) {
+    assertThat(KubectlTables.bytes(n)).isEqualTo(printed);
   }
 
   @ParameterizedTest

@@ -17,6 +17,7 @@ import io.etcdoperator.sandbox.api.handlers.EvictionHandler;
 import io.etcdoperator.sandbox.api.handlers.FieldSelectorHandler;
 import io.etcdoperator.sandbox.api.handlers.LogHandler;
 import io.etcdoperator.sandbox.api.handlers.PatchHandler;
+import io.etcdoperator.sandbox.api.handlers.ProxyHandler;
 import io.etcdoperator.sandbox.api.handlers.RulesReviewHandler;
 import io.etcdoperator.sandbox.api.handlers.ScaleHandler;
 import io.etcdoperator.sandbox.api.handlers.StreamingHandler;
@@ -81,6 +82,14 @@ final class Router implements Handler {
                         && r.api().subresource() != null
                         && STREAMING.contains(r.api().subresource()),
                 streaming),
+            new Route(
+                "pods/proxy",
+                r ->
+                    plural(r, "pods")
+                        && core(r)
+                        && r.api().name() != null
+                        && subresource(r, "proxy"),
+                new ProxyHandler(store)),
             new Route(
                 "events and pods listed by field selector",
                 r ->
