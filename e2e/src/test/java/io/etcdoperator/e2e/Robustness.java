@@ -827,6 +827,24 @@ final class Robustness {
   }
 
   /**
+   * The member pods to split or bridge: those listed, or, while fewer than two are (pods being
+   * recreated by a roll and a fault at once, seed 32262: a split then had no pod to put on one side
+   * and threw), the action's members by ordinal: links are cut by pod name, so the cut holds for
+   * the pods as they come back.
+   */
+  private List<String> members() {
+    List<String> listed = new ArrayList<>(cluster.podNames(false));
+    if (listed.size() >= 2) {
+      return listed;
+    }
+    List<String> byOrdinal = new ArrayList<>();
+    for (int i = 0; i < plan.action().members; i++) {
+      byOrdinal.add(C + "-" + i);
+    }
+    return byOrdinal;
+  }
+
+  /**
    * A pod of the cluster, or, while none is listed (a majority just deleted, seed 32109: a
    * partition drawn then had no pod to cut off and threw), one by ordinal: the fault still hits a
    * member, as it would on a cluster.
@@ -888,7 +906,7 @@ final class Robustness {
           partitioned(List.of(java.util.Set.of(leader)), "leader alone: " + leader);
         }
         case SPLIT -> {
-          List<String> pods = new ArrayList<>(cluster.podNames(false));
+          List<String> pods = members();
           java.util.Collections.shuffle(pods, random);
           int minority = (pods.size() - 1) / 2;
           partitioned(
@@ -901,7 +919,7 @@ final class Robustness {
                   + pods.subList(Math.max(1, minority), pods.size()));
         }
         case BRIDGE -> {
-          List<String> pods = new ArrayList<>(cluster.podNames(false));
+          List<String> pods = members();
           java.util.Collections.shuffle(pods, random);
           if (pods.size() < 3) {
             notes.add("bridge: fewer than 3 members");
