@@ -64,16 +64,7 @@ class KubectlPluginE2EIT {
     assertThat(Files.isExecutable(PLUGIN_DIR.resolve("kubectl-etcd"))).isTrue();
     try (E2E e2e = E2E.start(dir.resolve("sandbox"));
         Cluster test = new Cluster(e2e, "test")) {
-      e2e.apply(
-          """
-          apiVersion: etcd.aenix.io/v1alpha1
-          kind: EtcdCluster
-          metadata:
-            name: test
-            namespace: default
-          spec:
-            replicas: 3
-          """);
+      e2e.apply(Cluster.THREE_MEMBERS);
       e2e.awaitReady("test", Duration.ofMinutes(2));
       e2e.createClaim("backups", "ReadWriteOnce");
       try (EtcdKv kv = new EtcdKv(Duration.ofSeconds(5), Optional.empty(), URI::getHost)) {
