@@ -170,11 +170,6 @@ public record Security(
     return s;
   }
 
-  /** As {@link #of(SecuritySpec, TlsMove, Optional)} with no peer Secrets known to keep. */
-  public static Security of(SecuritySpec spec, TlsMove move) {
-    return of(spec, move, Optional.empty());
-  }
-
   private static Optional<String> name(String s) {
     return s == null || s.isBlank() ? Optional.empty() : Optional.of(s.trim());
   }

@@ -943,7 +943,7 @@ final class Views {
             Target.ClaimPolicy.RETAIN,
             Optional.empty(),
             io.etcdoperator.operator.model.Security.of(
-                null, io.etcdoperator.operator.model.TlsMove.AUTO_TLS)));
+                null, io.etcdoperator.operator.model.TlsMove.AUTO_TLS, Optional.empty())));
   }
 
   /** The spec asks for TLS everywhere, and for etcd's authentication when {@code auth}. */
