@@ -5,11 +5,14 @@ import io.etcdoperator.sandbox.api.ApiServer;
 import io.etcdoperator.sandbox.api.CrdTypes;
 import io.etcdoperator.sandbox.api.auth.Identity;
 import io.etcdoperator.sandbox.api.auth.RbacUsage;
+import io.etcdoperator.sandbox.controller.DeploymentController;
 import io.etcdoperator.sandbox.controller.DisruptionController;
 import io.etcdoperator.sandbox.controller.GarbageCollector;
 import io.etcdoperator.sandbox.controller.NodeLifecycleController;
 import io.etcdoperator.sandbox.controller.PodGarbageCollector;
+import io.etcdoperator.sandbox.controller.ReplicaSetController;
 import io.etcdoperator.sandbox.controller.Scheduler;
+import io.etcdoperator.sandbox.controller.ServiceAccountsController;
 import io.etcdoperator.sandbox.controller.StatefulSetController;
 import io.etcdoperator.sandbox.controller.VolumeController;
 import io.etcdoperator.sandbox.kubelet.Kubelet;
@@ -27,6 +30,7 @@ import io.fabric8.kubernetes.client.utils.Serialization;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;
+import java.net.URI;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.file.Files;
@@ -88,6 +92,9 @@ public final class Sandbox implements AutoCloseable {
   private AddressPool addresses;
   private Kubelet kubelet;
   private StatefulSetController statefulSets;
+  private ReplicaSetController replicaSets;
+  private DeploymentController deployments;
+  private ServiceAccountsController serviceAccounts;
   private VolumeController volumes;
   private GarbageCollector gc;
   private Scheduler scheduler;
@@ -188,7 +195,15 @@ public final class Sandbox implements AutoCloseable {
         .createOr(c -> c.update());
     operatorIdentity = installRbac();
     addresses = new AddressPool(AddressPool.defaultLockDir(), List.of(2379, 2380, 2381, 2382));
+    serviceAccounts = new ServiceAccountsController(client, config.resync(), api.caPem());
+    serviceAccounts.start();
     kubelet = new Kubelet(client, config, id, addresses);
+    URI front = URI.create(api.kubectlUrl());
+    kubelet.setApiAccess(
+        new Kubelet.ApiAccess(
+            front.getHost(),
+            front.getPort(),
+            (ns, sa) -> api.issueToken(Identity.serviceAccount(ns, sa))));
     kubelet.start();
     api.setPodProcesses(
         (ns, pod) -> {
@@ -199,6 +214,10 @@ public final class Sandbox implements AutoCloseable {
     volumes.start();
     statefulSets = new StatefulSetController(client, config.resync());
     statefulSets.start();
+    replicaSets = new ReplicaSetController(client, config.resync());
+    replicaSets.start();
+    deployments = new DeploymentController(client, config.resync());
+    deployments.start();
     gc = new GarbageCollector(client, config.resync(), api::types);
     gc.start();
     scheduler = new Scheduler(client, config.resync());
@@ -462,9 +481,12 @@ public final class Sandbox implements AutoCloseable {
     quietly(() -> close(nodeLifecycle));
     quietly(() -> close(scheduler));
     quietly(() -> close(gc));
+    quietly(() -> close(deployments));
+    quietly(() -> close(replicaSets));
     quietly(() -> close(statefulSets));
     quietly(() -> close(volumes));
     quietly(() -> close(kubelet));
+    quietly(() -> close(serviceAccounts));
     if (lock != null) {
       ProcessSweeper.sweep(config.tag());
     }

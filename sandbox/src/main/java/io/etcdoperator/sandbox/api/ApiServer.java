@@ -37,6 +37,7 @@ public final class ApiServer implements AutoCloseable {
   private final KubernetesMockServer server;
   private final String adminToken = dispatcher.authenticator().issue(Identity.administrator());
   private String url;
+  private ClusterCa ca;
   private KubectlFront front;
   private String frontUrl;
 
@@ -51,8 +52,9 @@ public final class ApiServer implements AutoCloseable {
     server.init(address, port);
     url = "https://" + address.getHostAddress() + ":" + server.getPort();
     dispatcher.setServerAddress(address.getHostAddress() + ":" + server.getPort());
+    ca = ClusterCa.create(address.getHostAddress());
     try {
-      front = new KubectlFront(address.getHostAddress(), server.getPort(), dispatcher::tableOf);
+      front = new KubectlFront(address.getHostAddress(), server.getPort(), dispatcher::tableOf, ca);
     } catch (Exception e) {
       throw new IllegalStateException("the sandbox's kubectl front did not start: " + e, e);
     }
@@ -65,6 +67,11 @@ public final class ApiServer implements AutoCloseable {
    */
   public String kubectlUrl() {
     return frontUrl;
+  }
+
+  /** The CA that signed the certificate of {@link #kubectlUrl()}'s address, PEM. */
+  public String caPem() {
+    return ca.caPem();
   }
 
   /** Base URL, e.g. {@code https://127.0.0.1:34567}. */

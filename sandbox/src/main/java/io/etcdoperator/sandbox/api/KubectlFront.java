@@ -15,7 +15,7 @@ import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.RequestOptions;
 import io.vertx.core.http.UpgradeRejectedException;
 import io.vertx.core.http.WebSocketConnectOptions;
-import io.vertx.core.net.SelfSignedCertificate;
+import io.vertx.core.net.PemKeyCertOptions;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -31,7 +31,7 @@ import java.util.function.BiFunction;
  * WebSocket request (fabric8's watches, an operator run with this kubeconfig) is bridged to a
  * WebSocket of the API server; everything else is passed through unchanged, the bearer token with
  * it, so authentication, RBAC and admission apply as they do to any client. HTTPS with a
- * self-signed certificate made at start.
+ * certificate of the sandbox's CA made at start ({@link ClusterCa}), which pods trust.
  */
 final class KubectlFront implements AutoCloseable {
   private final Vertx vertx = Vertx.vertx();
@@ -42,7 +42,8 @@ final class KubectlFront implements AutoCloseable {
   private final BiFunction<ApiPath, JsonNode, JsonNode> asTable;
   private final ObjectMapper mapper = Serialization.jsonMapper();
 
-  KubectlFront(String host, int backendPort, BiFunction<ApiPath, JsonNode, JsonNode> asTable)
+  KubectlFront(
+      String host, int backendPort, BiFunction<ApiPath, JsonNode, JsonNode> asTable, ClusterCa ca)
       throws Exception {
     this.backendHost = host;
     this.backendPort = backendPort;
@@ -50,12 +51,14 @@ final class KubectlFront implements AutoCloseable {
     this.backend =
         vertx.createHttpClient(
             new HttpClientOptions().setSsl(true).setTrustAll(true).setVerifyHost(false));
-    SelfSignedCertificate cert = SelfSignedCertificate.create();
     this.server =
         vertx.createHttpServer(
             new HttpServerOptions()
                 .setSsl(true)
-                .setKeyCertOptions(cert.keyCertOptions())
+                .setKeyCertOptions(
+                    new PemKeyCertOptions()
+                        .setCertValue(Buffer.buffer(ca.certPem()))
+                        .setKeyValue(Buffer.buffer(ca.keyPem())))
                 .setHost(host)
                 .setPort(0));
     server.requestHandler(this::handle);

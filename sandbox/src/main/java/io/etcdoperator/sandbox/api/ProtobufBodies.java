@@ -114,6 +114,13 @@ final class ProtobufBodies {
     String version = slash < 0 ? apiVersion : apiVersion.substring(slash + 1);
     String label = group.isEmpty() ? "" : group.split("\\.")[0];
     String outer = capitalized(version) + capitalized(label);
+    Optional<Descriptor> d = find(outer, kind);
+    // options that any group's requests carry (DeleteOptions, as client-go sends it with
+    // a DELETE's body) are meta/v1's, whatever apiVersion they name
+    return d.isPresent() ? d : find("Meta", kind);
+  }
+
+  private static Optional<Descriptor> find(String outer, String kind) {
     try {
       Class<?> c = Class.forName("io.kubernetes.client.proto." + outer);
       FileDescriptor file = (FileDescriptor) c.getMethod("getDescriptor").invoke(null);

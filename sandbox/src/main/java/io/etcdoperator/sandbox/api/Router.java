@@ -15,6 +15,7 @@ import io.etcdoperator.sandbox.api.handlers.DeletionHandler;
 import io.etcdoperator.sandbox.api.handlers.DiscoveryHandler;
 import io.etcdoperator.sandbox.api.handlers.EvictionHandler;
 import io.etcdoperator.sandbox.api.handlers.FieldSelectorHandler;
+import io.etcdoperator.sandbox.api.handlers.ListKinds;
 import io.etcdoperator.sandbox.api.handlers.LogHandler;
 import io.etcdoperator.sandbox.api.handlers.PatchHandler;
 import io.etcdoperator.sandbox.api.handlers.ProxyHandler;
@@ -164,7 +165,10 @@ final class Router implements Handler {
                         && r.api() != null
                         && r.api().plural() != null,
                 new WriteHandler(store, admission)),
-            new Route("the store", r -> true, tables.around(r -> store.dispatch(r.request()))));
+            new Route(
+                "the store",
+                r -> true,
+                tables.around(new ListKinds(types, r -> store.dispatch(r.request())))));
   }
 
   @Override

@@ -519,11 +519,16 @@ public final class StatefulSetController extends Controller {
   }
 
   static String revision(StatefulSet set) {
+    return set.getMetadata().getName() + "-" + templateHash(set.getSpec().getTemplate());
+  }
+
+  /** Ten hex digits of the SHA-256 of the template's JSON with its map keys in order. */
+  static String templateHash(PodTemplateSpec template) {
     try {
-      Object canonical = CANONICAL.convertValue(set.getSpec().getTemplate(), Object.class);
+      Object canonical = CANONICAL.convertValue(template, Object.class);
       byte[] json = CANONICAL.writeValueAsBytes(canonical);
       byte[] d = MessageDigest.getInstance("SHA-256").digest(json);
-      return set.getMetadata().getName() + "-" + HexFormat.of().formatHex(d, 0, 5);
+      return HexFormat.of().formatHex(d, 0, 5);
     } catch (Exception e) {
       throw new IllegalStateException(e);
     }
@@ -622,7 +627,7 @@ public final class StatefulSetController extends Controller {
         && p.getMetadata().getDeletionTimestamp() == null;
   }
 
-  private static OwnerReference owner(HasMetadata o, boolean controller) {
+  static OwnerReference owner(HasMetadata o, boolean controller) {
     return new OwnerReferenceBuilder()
         .withApiVersion(
             o.getApiVersion() != null ? o.getApiVersion() : HasMetadata.getApiVersion(o.getClass()))

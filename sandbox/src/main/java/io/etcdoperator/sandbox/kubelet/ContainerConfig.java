@@ -105,10 +105,15 @@ public record ContainerConfig(
     }
     List<String> command = nullSafe(c.getCommand());
     if (command.isEmpty() && OperatorImage.matches(c.getImage())) {
-      // the operator's image: its entrypoint, as this JVM's classes (see OperatorImage)
+      // the operator's image: its entry point and environment, mapped here (see OperatorImage)
       List<String> args =
           nullSafe(c.getArgs()).stream().map(a -> EnvExpansion.expand(a, env)).toList();
-      return new ContainerConfig(OperatorImage.argv(args), env, false, Optional.empty());
+      Quantity memory =
+          c.getResources() == null || c.getResources().getLimits() == null
+              ? null
+              : c.getResources().getLimits().get("memory");
+      return new ContainerConfig(
+          OperatorImage.argv(args, memory), OperatorImage.env(env), false, Optional.empty());
     }
     List<String> argv = new ArrayList<>();
     boolean etcd;

@@ -34,6 +34,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BiFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -283,6 +284,39 @@ public final class Kubelet implements AutoCloseable {
 
   ScheduledExecutorService scheduler() {
     return scheduler;
+  }
+
+  /**
+   * How pods reach the API server: the address in-cluster clients are given, and how a pod's
+   * ServiceAccount token is made.
+   *
+   * @param host the address of {@code KUBERNETES_SERVICE_HOST}
+   * @param port the port of {@code KUBERNETES_SERVICE_PORT}
+   * @param tokens issues a bearer token for a ServiceAccount (namespace, name)
+   */
+  public record ApiAccess(String host, int port, BiFunction<String, String, String> tokens) {}
+
+  private volatile ApiAccess apiAccess;
+
+  /** Set by the sandbox before pods run; without it pods get no API address and no token. */
+  public void setApiAccess(ApiAccess access) {
+    this.apiAccess = access;
+  }
+
+  ApiAccess apiAccess() {
+    return apiAccess;
+  }
+
+  /**
+   * A token for the pod's ServiceAccount, as a kubelet asks the TokenRequest API for one. Unlike a
+   * real one, it is not bound to the pod and does not expire.
+   */
+  String serviceAccountToken(String namespace, String serviceAccount, String podUid) {
+    ApiAccess api = apiAccess;
+    if (api == null) {
+      throw new IllegalStateException("the kubelet was given no API access to make tokens with");
+    }
+    return api.tokens().apply(namespace, serviceAccount == null ? "default" : serviceAccount);
   }
 
   /** Lookups of what pods reference, read fresh from the API. */

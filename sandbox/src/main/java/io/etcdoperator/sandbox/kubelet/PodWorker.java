@@ -376,6 +376,10 @@ final class PodWorker {
     checkNonRoot(c);
     ContainerConfig cfg =
         ContainerConfig.resolve(pod, c, podIp, kubelet.etcdImages(), kubelet.objects());
+    cfg = withServiceEnv(cfg);
+    if (OperatorImage.runs(c)) {
+      cfg = listenOnPodAddress(cfg);
+    }
     if (cfg.etcd()) {
       List<String> args = ListenUrls.rewriteArgs(cfg.argv().subList(1, cfg.argv().size()), podIp);
       Map<String, String> env = new LinkedHashMap<>(cfg.env());
@@ -386,6 +390,46 @@ final class PodWorker {
       return new ContainerConfig(argv, env, true, cfg.image());
     }
     return cfg;
+  }
+
+  /**
+   * The variables a kubelet gives every container before its own: where the API server is ({@code
+   * KUBERNETES_SERVICE_HOST} and {@code _PORT}, and the Docker-link style {@code KUBERNETES_PORT*}
+   * ones), as in-cluster clients find it.
+   */
+  private ContainerConfig withServiceEnv(ContainerConfig cfg) {
+    Kubelet.ApiAccess api = kubelet.apiAccess();
+    if (api == null) {
+      return cfg;
+    }
+    Map<String, String> env = new LinkedHashMap<>();
+    String tcp = "tcp://" + api.host() + ":" + api.port();
+    env.put("KUBERNETES_SERVICE_HOST", api.host());
+    env.put("KUBERNETES_SERVICE_PORT", String.valueOf(api.port()));
+    env.put("KUBERNETES_SERVICE_PORT_HTTPS", String.valueOf(api.port()));
+    env.put("KUBERNETES_PORT", tcp);
+    env.put("KUBERNETES_PORT_443_TCP", tcp);
+    env.put("KUBERNETES_PORT_443_TCP_PROTO", "tcp");
+    env.put("KUBERNETES_PORT_443_TCP_PORT", String.valueOf(api.port()));
+    env.put("KUBERNETES_PORT_443_TCP_ADDR", api.host());
+    env.putAll(cfg.env());
+    return new ContainerConfig(cfg.argv(), env, cfg.etcd(), cfg.image());
+  }
+
+  /**
+   * The operator's {@code run} listens on every address by default (its probes' and metrics' port);
+   * pods here share the machine's network, each on its own address, so it is told its pod's
+   * address, as etcd's listen URLs are rewritten ({@link ListenUrls}), unless it was given one.
+   */
+  private ContainerConfig listenOnPodAddress(ContainerConfig cfg) {
+    List<String> argv = cfg.argv();
+    int run = argv.indexOf("run");
+    if (run < 0 || argv.stream().anyMatch(a -> a.startsWith("--http-host"))) {
+      return cfg;
+    }
+    List<String> out = new ArrayList<>(argv);
+    out.add(run + 1, "--http-host=" + podIp);
+    return new ContainerConfig(out, cfg.env(), cfg.etcd(), cfg.image());
   }
 
   /** The container's config as it runs here: the operator's image as this JVM's classes. */

@@ -2,12 +2,14 @@ package io.etcdoperator.sandbox.kubelet;
 
 import io.etcdoperator.sandbox.process.ProcessLauncher;
 import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.DownwardAPIVolumeFile;
 import io.fabric8.kubernetes.api.model.KeyToPath;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeMount;
+import io.fabric8.kubernetes.api.model.VolumeProjection;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -19,6 +21,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -26,8 +29,10 @@ import java.util.stream.Stream;
  * A pod's volumes as directories: a persistentVolumeClaim is the claim's directory (see {@link
  * io.etcdoperator.sandbox.controller.VolumeController}), which outlives the pod; emptyDir,
  * configMap and secret volumes live in the pod's own directory and are deleted with the pod;
- * hostPath is the path itself. downwardAPI and projected volumes are empty directories (not filled
- * in). A pod's fsGroup is applied to every volume but hostPath ({@link #applyFsGroup}).
+ * hostPath is the path itself; downwardAPI and projected volumes (secret, configMap, downwardAPI
+ * and serviceAccountToken sources) are written into the pod's directory like configMap volumes, the
+ * token once per pod (see {@link Kubelet#serviceAccountToken}). A pod's fsGroup is applied to every
+ * volume but hostPath ({@link #applyFsGroup}).
  */
 final class Volumes {
   /** A volume cannot be provided yet (its claim is missing, say); the pod waits. */
@@ -44,22 +49,27 @@ final class Volumes {
   /** The configMap and secret volumes, by name, which {@link #refresh} keeps up to date. */
   private final Map<String, Volume> projected;
 
-  private final String namespace;
+  private final Pod pod;
   private final Long fsGroup;
+
+  /** The token each serviceAccountToken volume holds, by volume name. */
+  private final Map<String, String> tokens;
 
   private Volumes(
       Path podDir,
       Map<String, Path> byName,
       Map<String, Path> claims,
       Map<String, Volume> projected,
-      String namespace,
-      Long fsGroup) {
+      Pod pod,
+      Long fsGroup,
+      Map<String, String> tokens) {
     this.podDir = podDir;
     this.byName = byName;
     this.claims = claims;
     this.projected = projected;
-    this.namespace = namespace;
+    this.pod = pod;
     this.fsGroup = fsGroup;
+    this.tokens = tokens;
   }
 
   /**
@@ -71,7 +81,7 @@ final class Volumes {
     List<String> changed = new ArrayList<>();
     for (Map.Entry<String, Volume> e : projected.entrySet()) {
       Path dir = byName.get(e.getKey());
-      Map<String, AtomicFiles.Entry> files = files(kubelet, namespace, e.getValue());
+      Map<String, AtomicFiles.Entry> files = files(kubelet, e.getValue());
       if (files != null && AtomicFiles.write(dir, files, fsGroup)) {
         changed.add(e.getKey());
       }
@@ -80,70 +90,158 @@ final class Volumes {
   }
 
   /**
-   * Writes a configMap or secret volume; false when its object is missing and not optional (an
-   * optional one that is missing gives an empty volume).
+   * The files a configMap, secret, projected or downwardAPI volume holds now; null when an object
+   * it needs and does not mark optional does not exist.
    */
-  private static boolean project(Kubelet kubelet, String ns, Volume v, Path dir, Long fsGroup)
-      throws IOException {
-    Map<String, AtomicFiles.Entry> files = files(kubelet, ns, v);
-    boolean optional =
-        v.getSecret() != null
-            ? Boolean.TRUE.equals(v.getSecret().getOptional())
-            : Boolean.TRUE.equals(v.getConfigMap().getOptional());
-    if (files == null && !optional) {
-      return false;
-    }
-    AtomicFiles.write(dir, files == null ? Map.of() : files, fsGroup);
-    return true;
+  private Map<String, AtomicFiles.Entry> files(Kubelet kubelet, Volume v) {
+    return files(kubelet, pod, v, tokens);
   }
 
-  /** The files a configMap or secret volume holds now; null when its object does not exist. */
-  private static Map<String, AtomicFiles.Entry> files(Kubelet kubelet, String ns, Volume v) {
-    Map<String, byte[]> data = new HashMap<>();
-    List<KeyToPath> items;
-    Integer defaultMode;
-    if (v.getSecret() != null) {
-      Secret s = kubelet.objects().secret(ns, v.getSecret().getSecretName());
-      if (s == null) {
-        return null;
-      }
-      if (s.getData() != null) {
-        s.getData().forEach((k, val) -> data.put(k, Base64.getDecoder().decode(val)));
-      }
-      if (s.getStringData() != null) {
-        s.getStringData().forEach((k, val) -> data.put(k, val.getBytes(StandardCharsets.UTF_8)));
-      }
-      items = v.getSecret().getItems();
-      defaultMode = v.getSecret().getDefaultMode();
-    } else {
-      ConfigMap cm = kubelet.objects().configMap(ns, v.getConfigMap().getName());
-      if (cm == null) {
-        return null;
-      }
-      if (cm.getData() != null) {
-        cm.getData().forEach((k, val) -> data.put(k, val.getBytes(StandardCharsets.UTF_8)));
-      }
-      if (cm.getBinaryData() != null) {
-        cm.getBinaryData().forEach((k, val) -> data.put(k, Base64.getDecoder().decode(val)));
-      }
-      items = v.getConfigMap().getItems();
-      defaultMode = v.getConfigMap().getDefaultMode();
-    }
-    int mode = defaultMode == null ? 0644 : defaultMode;
+  private static Map<String, AtomicFiles.Entry> files(
+      Kubelet kubelet, Pod pod, Volume v, Map<String, String> tokens) {
+    String ns = pod.getMetadata().getNamespace();
     Map<String, AtomicFiles.Entry> files = new TreeMap<>();
-    if (items == null || items.isEmpty()) {
-      data.forEach((k, b) -> files.put(k, new AtomicFiles.Entry(b, mode)));
-    } else {
-      for (KeyToPath item : items) {
-        byte[] b = data.get(item.getKey());
-        if (b != null) {
+    if (v.getSecret() != null) {
+      Map<String, byte[]> data = secretData(kubelet, ns, v.getSecret().getSecretName());
+      if (data == null) {
+        return Boolean.TRUE.equals(v.getSecret().getOptional()) ? files : null;
+      }
+      select(data, v.getSecret().getItems(), mode(v.getSecret().getDefaultMode()), files);
+    } else if (v.getConfigMap() != null) {
+      Map<String, byte[]> data = configMapData(kubelet, ns, v.getConfigMap().getName());
+      if (data == null) {
+        return Boolean.TRUE.equals(v.getConfigMap().getOptional()) ? files : null;
+      }
+      select(data, v.getConfigMap().getItems(), mode(v.getConfigMap().getDefaultMode()), files);
+    } else if (v.getDownwardAPI() != null) {
+      downward(
+          pod, v.getDownwardAPI().getItems(), mode(v.getDownwardAPI().getDefaultMode()), files);
+    } else if (v.getProjected() != null) {
+      int mode = mode(v.getProjected().getDefaultMode());
+      for (VolumeProjection source : v.getProjected().getSources()) {
+        if (source.getSecret() != null) {
+          Map<String, byte[]> data = secretData(kubelet, ns, source.getSecret().getName());
+          if (data == null && !Boolean.TRUE.equals(source.getSecret().getOptional())) {
+            return null;
+          }
+          select(data == null ? Map.of() : data, source.getSecret().getItems(), mode, files);
+        } else if (source.getConfigMap() != null) {
+          Map<String, byte[]> data = configMapData(kubelet, ns, source.getConfigMap().getName());
+          if (data == null && !Boolean.TRUE.equals(source.getConfigMap().getOptional())) {
+            return null;
+          }
+          select(data == null ? Map.of() : data, source.getConfigMap().getItems(), mode, files);
+        } else if (source.getDownwardAPI() != null) {
+          downward(pod, source.getDownwardAPI().getItems(), mode, files);
+        } else if (source.getServiceAccountToken() != null) {
+          // one token per pod and volume, made when the volume is first written (never rotated)
+          String token =
+              tokens.computeIfAbsent(
+                  v.getName(),
+                  k ->
+                      kubelet.serviceAccountToken(
+                          ns, pod.getSpec().getServiceAccountName(), pod.getMetadata().getUid()));
           files.put(
-              item.getPath(),
-              new AtomicFiles.Entry(b, item.getMode() == null ? mode : item.getMode()));
+              source.getServiceAccountToken().getPath(),
+              new AtomicFiles.Entry(token.getBytes(StandardCharsets.UTF_8), mode));
         }
       }
+    } else {
+      return null;
     }
     return files;
+  }
+
+  private static int mode(Integer defaultMode) {
+    return defaultMode == null ? 0644 : defaultMode;
+  }
+
+  private static Map<String, byte[]> secretData(Kubelet kubelet, String ns, String name) {
+    Secret s = kubelet.objects().secret(ns, name);
+    if (s == null) {
+      return null;
+    }
+    Map<String, byte[]> data = new HashMap<>();
+    if (s.getData() != null) {
+      s.getData().forEach((k, val) -> data.put(k, Base64.getDecoder().decode(val)));
+    }
+    if (s.getStringData() != null) {
+      s.getStringData().forEach((k, val) -> data.put(k, val.getBytes(StandardCharsets.UTF_8)));
+    }
+    return data;
+  }
+
+  private static Map<String, byte[]> configMapData(Kubelet kubelet, String ns, String name) {
+    ConfigMap cm = kubelet.objects().configMap(ns, name);
+    if (cm == null) {
+      return null;
+    }
+    Map<String, byte[]> data = new HashMap<>();
+    if (cm.getData() != null) {
+      cm.getData().forEach((k, val) -> data.put(k, val.getBytes(StandardCharsets.UTF_8)));
+    }
+    if (cm.getBinaryData() != null) {
+      cm.getBinaryData().forEach((k, val) -> data.put(k, Base64.getDecoder().decode(val)));
+    }
+    return data;
+  }
+
+  /** Every key as a file, or only the items' keys at the items' paths. */
+  private static void select(
+      Map<String, byte[]> data,
+      List<KeyToPath> items,
+      int mode,
+      Map<String, AtomicFiles.Entry> files) {
+    if (items == null || items.isEmpty()) {
+      data.forEach((k, b) -> files.put(k, new AtomicFiles.Entry(b, mode)));
+      return;
+    }
+    for (KeyToPath item : items) {
+      byte[] b = data.get(item.getKey());
+      if (b != null) {
+        files.put(
+            item.getPath(),
+            new AtomicFiles.Entry(b, item.getMode() == null ? mode : item.getMode()));
+      }
+    }
+  }
+
+  /**
+   * Downward API files: the pod's name, namespace, uid, labels and annotations (one {@code
+   * key="value"} line each, sorted), as {@code fieldRef}s name them; resourceFieldRef items are
+   * left out.
+   */
+  private static void downward(
+      Pod pod, List<DownwardAPIVolumeFile> items, int mode, Map<String, AtomicFiles.Entry> files) {
+    for (DownwardAPIVolumeFile item : items == null ? List.<DownwardAPIVolumeFile>of() : items) {
+      if (item.getFieldRef() == null) {
+        continue;
+      }
+      var meta = pod.getMetadata();
+      String value =
+          switch (item.getFieldRef().getFieldPath()) {
+            case "metadata.name" -> meta.getName();
+            case "metadata.namespace" -> meta.getNamespace();
+            case "metadata.uid" -> meta.getUid();
+            case "metadata.labels" -> lines(meta.getLabels());
+            case "metadata.annotations" -> lines(meta.getAnnotations());
+            default -> null;
+          };
+      if (value != null) {
+        files.put(
+            item.getPath(),
+            new AtomicFiles.Entry(
+                value.getBytes(StandardCharsets.UTF_8),
+                item.getMode() == null ? mode : item.getMode()));
+      }
+    }
+  }
+
+  private static String lines(Map<String, String> map) {
+    StringBuilder b = new StringBuilder();
+    new TreeMap<>(map == null ? Map.<String, String>of() : map)
+        .forEach((k, v) -> b.append(k).append("=\"").append(v).append("\"\n"));
+    return b.toString();
   }
 
   /**
@@ -186,6 +284,7 @@ final class Volumes {
     Map<String, Path> byName = new HashMap<>();
     Map<String, Path> claims = new HashMap<>();
     Map<String, Volume> projected = new HashMap<>();
+    Map<String, String> tokens = new ConcurrentHashMap<>();
     List<Volume> volumes =
         pod.getSpec().getVolumes() == null ? List.of() : pod.getSpec().getVolumes();
     var psc = pod.getSpec().getSecurityContext();
@@ -213,23 +312,20 @@ final class Volumes {
         if (!Files.exists(dir)) {
           Files.createDirectories(dir);
         }
-      } else if (v.getConfigMap() != null || v.getSecret() != null) {
-        if (!project(kubelet, ns, v, dir, fsGroup)) {
-          throw new NotReady(
-              (v.getSecret() != null ? "secret \"" : "configmap \"")
-                  + (v.getSecret() != null
-                      ? v.getSecret().getSecretName()
-                      : v.getConfigMap().getName())
-                  + "\" not found");
+      } else if (v.getConfigMap() != null
+          || v.getSecret() != null
+          || v.getProjected() != null
+          || v.getDownwardAPI() != null) {
+        Map<String, AtomicFiles.Entry> files = files(kubelet, pod, v, tokens);
+        if (files == null) {
+          throw new NotReady(missing(v));
         }
+        AtomicFiles.write(dir, files, fsGroup);
         projected.put(v.getName(), v);
       } else {
         Files.createDirectories(dir);
       }
-      if (fsGroup != null
-          && v.getHostPath() == null
-          && v.getConfigMap() == null
-          && v.getSecret() == null) {
+      if (fsGroup != null && v.getHostPath() == null && !projected.containsKey(v.getName())) {
         applyFsGroup(
             dir,
             fsGroup,
@@ -238,7 +334,28 @@ final class Volumes {
       }
       byName.put(v.getName(), dir);
     }
-    return new Volumes(podDir, byName, claims, projected, ns, fsGroup);
+    return new Volumes(podDir, byName, claims, projected, pod, fsGroup, tokens);
+  }
+
+  /** What a volume waits for: the first object it needs that does not exist. */
+  private static String missing(Volume v) {
+    if (v.getSecret() != null) {
+      return "secret \"" + v.getSecret().getSecretName() + "\" not found";
+    }
+    if (v.getConfigMap() != null) {
+      return "configmap \"" + v.getConfigMap().getName() + "\" not found";
+    }
+    List<String> names = new ArrayList<>();
+    if (v.getProjected() != null) {
+      for (VolumeProjection p : v.getProjected().getSources()) {
+        if (p.getSecret() != null) {
+          names.add("secret \"" + p.getSecret().getName() + "\"");
+        } else if (p.getConfigMap() != null) {
+          names.add("configmap \"" + p.getConfigMap().getName() + "\"");
+        }
+      }
+    }
+    return "volume " + v.getName() + ": one of " + names + " not found";
   }
 
   /**

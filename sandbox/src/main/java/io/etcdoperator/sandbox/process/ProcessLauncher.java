@@ -59,6 +59,9 @@ public final class ProcessLauncher {
       String tag,
       RunAs runAs) {}
 
+  /** Where the setup stages the volumes before mounting them (a tmpfs of the container's own). */
+  static final String STAGE = "/run/sandbox-stage";
+
   /** The setup script's {@code $0}: while a process's arguments contain it, its setup runs. */
   static final String SETUP_MARKER = "sandbox-container-setup";
 
@@ -73,7 +76,29 @@ public final class ProcessLauncher {
         .append(q(spec.resolvConf().toString()))
         .append(" /etc/resolv.conf\n");
     script.append("hostname ").append(q(spec.hostname())).append('\n');
-    for (Mount m : spec.mounts()) {
+    // Every volume is first bound under a private staging tmpfs, then from there onto its mount
+    // path: a volume mounted on a directory that holds another volume's source (an emptyDir on
+    // /tmp while the sandbox's state is under /tmp) would otherwise hide that source.
+    List<Mount> mounts = spec.mounts();
+    if (!mounts.isEmpty()) {
+      script.append("mkdir -p ").append(STAGE).append('\n');
+      script.append("mount -t tmpfs -o size=64k,mode=0700 sandbox-stage ").append(STAGE);
+      script.append('\n');
+    }
+    for (int i = 0; i < mounts.size(); i++) {
+      Mount m = mounts.get(i);
+      String staged = STAGE + "/" + i;
+      script
+          .append(Files.isDirectory(m.source()) ? "mkdir " : ": > ")
+          .append(staged)
+          .append("\nmount --bind ")
+          .append(q(m.source().toString()))
+          .append(' ')
+          .append(staged)
+          .append('\n');
+    }
+    for (int i = 0; i < mounts.size(); i++) {
+      Mount m = mounts.get(i);
       String target = q(m.target());
       if (Files.isDirectory(m.source())) {
         script.append("mkdir -p ").append(target).append('\n');
@@ -81,15 +106,14 @@ public final class ProcessLauncher {
         script.append("mkdir -p \"$(dirname ").append(target).append(")\"; [ -e ").append(target);
         script.append(" ] || : > ").append(target).append('\n');
       }
-      script
-          .append("mount --bind ")
-          .append(q(m.source().toString()))
-          .append(' ')
-          .append(target)
-          .append('\n');
+      script.append("mount --bind ").append(STAGE).append('/').append(i).append(' ');
+      script.append(target).append('\n');
       if (m.readOnly()) {
         script.append("mount -o remount,bind,ro ").append(target).append('\n');
       }
+    }
+    if (!mounts.isEmpty()) {
+      script.append("umount -l ").append(STAGE).append('\n');
     }
     if (spec.workingDir() != null && !spec.workingDir().isEmpty()) {
       script.append("cd ").append(q(spec.workingDir())).append('\n');

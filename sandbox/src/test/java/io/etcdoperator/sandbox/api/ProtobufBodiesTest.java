@@ -42,6 +42,16 @@ class ProtobufBodiesTest {
     return JSON.readTree(ProtobufBodies.toJson(wire));
   }
 
+  /** Helm's uninstall deletes its release Secret with these options in the DELETE's body. */
+  @Test
+  void deleteOptionsNamedV1AreReadAsMetaV1s() throws Exception {
+    Meta.DeleteOptions options =
+        Meta.DeleteOptions.newBuilder().setPropagationPolicy("Background").build();
+    JsonNode json = read(wire("v1", "DeleteOptions", options));
+    assertThat(json.path("kind").asText()).isEqualTo("DeleteOptions");
+    assertThat(json.path("propagationPolicy").asText()).isEqualTo("Background");
+  }
+
   @Test
   void aSecretAsKubectlCreateSecretSendsIt() throws Exception {
     V1.Secret secret =

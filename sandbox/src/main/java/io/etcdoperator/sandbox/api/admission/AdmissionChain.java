@@ -21,10 +21,10 @@ import java.util.List;
  * plugins left it, is stored.
  *
  * <p>The order, {@link #standard}'s: OwnerReferencesPermissionEnforcement; the defaults of built-in
- * kinds; DefaultTolerationSeconds; the validation of built-in kinds; DefaultStorageClass and
- * PersistentVolumeClaimResize; the validation of CRDs; PodSecurity; the schema and CEL rules of
- * custom resources. Each plugin says which writes it applies to; a write to a type the server does
- * not serve, or to a subresource of a built-in kind, meets only the first.
+ * kinds; ServiceAccount; DefaultTolerationSeconds; the validation of built-in kinds;
+ * DefaultStorageClass and PersistentVolumeClaimResize; the validation of CRDs; PodSecurity; the
+ * schema and CEL rules of custom resources. Each plugin says which writes it applies to; a write to
+ * a type the server does not serve, or to a subresource of a built-in kind, meets only the first.
  */
 public final class AdmissionChain {
   private final ServedTypes types;
@@ -50,6 +50,7 @@ public final class AdmissionChain {
         List.of(
             new OwnerReferencesAdmission(types, authorizer),
             builtIn::defaults,
+            new ServiceAccountAdmission(store),
             tolerations,
             BuiltInAdmission::validate,
             new StorageClassAdmission(store),

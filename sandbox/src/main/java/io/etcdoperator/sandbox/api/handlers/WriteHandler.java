@@ -2,15 +2,18 @@ package io.etcdoperator.sandbox.api.handlers;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.etcdoperator.sandbox.api.ApiPath;
 import io.etcdoperator.sandbox.api.ApiRequest;
 import io.etcdoperator.sandbox.api.Handler;
+import io.etcdoperator.sandbox.api.Responses;
 import io.etcdoperator.sandbox.api.admission.AdmissionChain;
 import io.etcdoperator.sandbox.api.store.Store;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.fabric8.mockwebserver.dsl.HttpMethod;
 import io.fabric8.mockwebserver.http.MockResponse;
 import io.fabric8.mockwebserver.http.RecordedRequest;
+import java.security.SecureRandom;
 
 /**
  * A create (POST) or an update (PUT) of an object or of its {@code status} subresource: the body
@@ -38,6 +41,9 @@ public final class WriteHandler implements Handler {
       MockResponse current = store.get(api.objectPath());
       old = current.code() == 200 ? mapper.readTree(current.getBody().readUtf8()) : null;
     }
+    if (method == HttpMethod.POST && object instanceof ObjectNode o) {
+      generateName(o);
+    }
     AdmissionChain.Result admitted = admission.admit(r.user(), r.info(), api, object, old);
     if (admitted.refusal() != null) {
       return admitted.refusal();
@@ -46,6 +52,50 @@ public final class WriteHandler implements Handler {
     if (admitted.object() != null && admitted.object().isObject()) {
       request = Store.request(method, r.path(), admitted.object().toString());
     }
-    return store.dispatch(request);
+    MockResponse stored = store.dispatch(request);
+    if (method == HttpMethod.POST && stored.code() == 409 && admitted.object() != null) {
+      return alreadyExists(api, admitted.object().path("metadata").path("name").asText());
+    }
+    return stored;
+  }
+
+  /**
+   * {@code metadata.generateName} with five random characters appended, as a real API server names
+   * the object (the mock would append a hyphen and a UUID). A name taken already fails the create
+   * with 409, as there.
+   */
+  static void generateName(ObjectNode object) {
+    JsonNode meta = object.path("metadata");
+    String prefix = meta.path("generateName").asText("");
+    if (!meta.isObject() || prefix.isEmpty() || !meta.path("name").asText("").isEmpty()) {
+      return;
+    }
+    StringBuilder name = new StringBuilder(prefix);
+    for (int i = 0; i < 5; i++) {
+      name.append(NAME_ALPHABET.charAt(RANDOM.nextInt(NAME_ALPHABET.length())));
+    }
+    ((ObjectNode) meta).put("name", name.toString());
+  }
+
+  private static final String NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
+  private static final SecureRandom RANDOM = new SecureRandom();
+
+  /**
+   * A create of a name that exists, answered as a real API server does (reason {@code
+   * AlreadyExists}, which clients such as Helm's CRD install recognise and skip) rather than as the
+   * mock's bare 409.
+   */
+  static MockResponse alreadyExists(ApiPath api, String name) {
+    String group = api.group() == null ? "" : api.group();
+    String resource = group.isEmpty() ? api.plural() : api.plural() + "." + group;
+    ObjectNode s =
+        Responses.statusNode(409, "AlreadyExists", resource + " \"" + name + "\" already exists");
+    ObjectNode details = s.putObject("details");
+    details.put("name", name);
+    if (!group.isEmpty()) {
+      details.put("group", group);
+    }
+    details.put("kind", api.plural());
+    return Responses.json(409, s.put("code", 409).toString());
   }
 }
