@@ -46,6 +46,9 @@ public final class EtcdOperator implements AutoCloseable {
   private final MemberWatch watch;
   private final Optional<HttpEndpoints> http;
   private final PrometheusMeterRegistry registry;
+  private final KubernetesClient client;
+  private final Optional<OperatorSettings.LeaderElection> election;
+  private final AtomicBoolean stopping;
   private final AtomicBoolean closed = new AtomicBoolean();
 
   private EtcdOperator(
@@ -53,12 +56,29 @@ public final class EtcdOperator implements AutoCloseable {
       EtcdService etcd,
       MemberWatch watch,
       Optional<HttpEndpoints> http,
-      PrometheusMeterRegistry registry) {
+      PrometheusMeterRegistry registry,
+      KubernetesClient client,
+      Optional<OperatorSettings.LeaderElection> election,
+      AtomicBoolean stopping) {
     this.operator = operator;
     this.etcd = etcd;
     this.watch = watch;
     this.http = http;
     this.registry = registry;
+    this.client = client;
+    this.election = election;
+    this.stopping = stopping;
+  }
+
+  /**
+   * The Lease was lost while running (not given up by {@link #close}): this replica must stop
+   * acting at once, and exiting is the safe way (Kubernetes restarts it as a candidate). Exits from
+   * a thread of its own, so that the elector's thread is free for the shutdown that follows.
+   */
+  private static void exitOnLostLease(OperatorSettings.LeaderElection le) {
+    LOG.error("Lost the Lease {}/{}: exiting", le.namespace(), le.name());
+    Thread exit = new Thread(() -> System.exit(1), "exit-on-lost-lease");
+    exit.start();
   }
 
   public static EtcdOperator start(KubernetesClient client, OperatorSettings settings) {
@@ -69,6 +89,7 @@ public final class EtcdOperator implements AutoCloseable {
     new JvmThreadMetrics().bindTo(registry);
     new JvmGcMetrics().bindTo(registry);
     AtomicBoolean leading = new AtomicBoolean(settings.leaderElection().isEmpty());
+    AtomicBoolean stopping = new AtomicBoolean();
     JetcdEtcdService etcd =
         new JetcdEtcdService(EtcdServiceConfig.defaults().withDeadline(settings.etcdDeadline()));
     // Connections to members, reused across reconciles, dropped when their cluster is deleted.
@@ -107,7 +128,10 @@ public final class EtcdOperator implements AutoCloseable {
                                   .withRenewDeadline(
                                       le.leaseDuration().multipliedBy(2).dividedBy(3))
                                   .withRetryPeriod(le.leaseDuration().dividedBy(5))
-                                  .withExitOnStopLeading(le.exitWhenLost())
+                                  // not the framework's exit: it also exits when the elector
+                                  // is cancelled by stop(), which in a shutdown hook blocks
+                                  // forever (the pod then waited out its grace period)
+                                  .withExitOnStopLeading(false)
                                   .withLeaderCallbacks(
                                       new LeaderCallbacks(
                                           () -> {
@@ -117,6 +141,9 @@ public final class EtcdOperator implements AutoCloseable {
                                           () -> {
                                             LOG.info("Stopped leading as {}", le.identity());
                                             leading.set(false);
+                                            if (le.exitWhenLost() && !stopping.get()) {
+                                              exitOnLostLease(le);
+                                            }
                                           },
                                           newLeader -> LOG.info("Leader is {}", newLeader)))
                                   .build()));
@@ -177,7 +204,8 @@ public final class EtcdOperator implements AutoCloseable {
     LOG.info(
         "etcd-operator started, watching {}",
         settings.namespaces().isEmpty() ? "all namespaces" : settings.namespaces());
-    return new EtcdOperator(operator, etcd, watch, http, registry);
+    return new EtcdOperator(
+        operator, etcd, watch, http, registry, client, settings.leaderElection(), stopping);
   }
 
   /** The port of the health and metrics endpoint, when there is one. */
@@ -207,8 +235,11 @@ public final class EtcdOperator implements AutoCloseable {
     if (!closed.compareAndSet(false, true)) {
       return;
     }
+    stopping.set(true);
     http.ifPresent(HttpEndpoints::close);
     operator.stop();
+    // the next replica takes over within its retry period rather than the lease's duration
+    election.ifPresent(le -> LeaseRelease.release(client, le));
     watch.close();
     etcd.close();
     registry.close();

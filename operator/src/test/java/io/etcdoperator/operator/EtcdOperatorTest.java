@@ -105,6 +105,41 @@ class EtcdOperatorTest {
     }
   }
 
+  /**
+   * As the Deployment runs it (exit when the Lease is lost, a 15 s lease): a leader that is stopped
+   * does not take its stop for a lost Lease (the framework's exit in a shutdown hook blocked until
+   * the pod's grace period ran out; here it would end the test's JVM), and gives the Lease up, so
+   * that the other replica leads within its retry period, not the lease's 15 s.
+   */
+  @Test
+  void aStoppedLeaderReleasesItsLeaseAndDoesNotExit() throws Exception {
+    OperatorSettings base = OperatorSettings.defaults().withEtcdDeadline(Duration.ofMillis(200));
+    EtcdOperator first =
+        EtcdOperator.start(
+            api.client(),
+            base.withLeaderElection(
+                new OperatorSettings.LeaderElection("default", "etcd-operator", "first")));
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(() -> holder() != null && holder().equals("first"));
+    EtcdOperator second =
+        EtcdOperator.start(
+            api.client(),
+            base.withLeaderElection(
+                new OperatorSettings.LeaderElection("default", "etcd-operator", "second")));
+    try {
+      long stopped = System.nanoTime();
+      first.close();
+      await().atMost(Duration.ofSeconds(10)).until(() -> "second".equals(holder()));
+      assertThat(Duration.ofNanos(System.nanoTime() - stopped))
+          .as("from the leader's stop to the other replica leading")
+          .isLessThan(Duration.ofSeconds(15));
+    } finally {
+      first.close();
+      second.close();
+    }
+  }
+
   private String holder() {
     Lease lease = api.client().leases().inNamespace("default").withName("etcd-operator").get();
     return lease == null ? null : lease.getSpec().getHolderIdentity();
