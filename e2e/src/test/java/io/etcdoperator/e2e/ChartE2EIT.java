@@ -1,0 +1,263 @@
+package io.etcdoperator.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.marcnuri.helm.Helm;
+import io.etcdoperator.sandbox.SandboxConfig;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.stream.Collectors;
+import org.awaitility.core.ConditionTimeoutException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The operator as users install it: {@code helm install} of {@code deploy/helm/etcd-operator} (the
+ * real Helm, through the sandbox's kubeconfig) makes the chart's Deployment, whose two pods the
+ * sandbox's kubelet runs from the operator's image as the Dockerfile defines it (entry point, JVM
+ * options, environment; the image's jar is the product jar built here), with the projected
+ * ServiceAccount token and the cluster's CA at the in-cluster path, the API server's address in the
+ * environment, no kubeconfig, and the chart's 512 MiB memory limit, which the JVM sees. The chart's
+ * probes make the pods Ready; one of the two leads. Then: a 3-member cluster becomes Ready; the
+ * leader's pod is deleted and the other replica takes over within the lease's 15 s (the stopping
+ * leader releases it; the gap is printed) while the Deployment replaces the pod; {@code helm
+ * upgrade} to a new operator version (here an image tag) replaces both operator pods and no member,
+ * and a second cluster becomes Ready under the new version; {@code helm uninstall} leaves both
+ * clusters' members running; installing again adopts them without restarting any member, and a
+ * third cluster becomes Ready.
+ *
+ * <p>The sandbox installs {@code deploy/cluster-scope.yaml}'s RBAC for an operator of its own; it
+ * is deleted first, as a user's cluster has none, so that the chart's objects are the ones the
+ * operator runs under (Helm would refuse to take over objects it did not make).
+ */
+class ChartE2EIT {
+  private static final Path CHART = Path.of("..", "deploy", "helm", "etcd-operator");
+  private static final String NS = "etcd-operator";
+  private static final String RELEASE = "etcd-operator";
+
+  @TempDir Path dir;
+
+  @Test
+  void theChartsDeploymentRunsTheImageElectsALeaderAndSurvivesReinstalling() throws Exception {
+    assertThat(ProductOperator.JAR).as("the product jar, built before this module").exists();
+    System.setProperty("etcd-operator.image.jar", ProductOperator.JAR.toAbsolutePath().toString());
+    SandboxConfig config = SandboxConfig.defaults(dir.resolve("sandbox"));
+    try (E2E e2e = E2E.withoutOperator(config)) {
+      KubernetesClient k = e2e.client();
+      removeTheSandboxsOwnRbac(k);
+      Path kubeconfig = config.kubeconfig();
+
+      long installed = System.nanoTime();
+      install(kubeconfig);
+      awaitAvailable(k, 2);
+      System.out.printf(
+          "chart: helm install -> 2 operator pods Ready in %d ms%n",
+          (System.nanoTime() - installed) / 1_000_000);
+      Pod operatorPod = operatorPods(k).get(0);
+      assertThat(operatorPod.getSpec().getContainers().get(0).getImage())
+          .isEqualTo("localhost/etcd-operator:e2e");
+      assertThat(operatorPod.getSpec().getVolumes())
+          .anyMatch(v -> v.getName().startsWith("kube-api-access-") && v.getProjected() != null);
+      // the JVM sees the container's limit: the image's options give the heap half of it
+      assertThat(metric(operatorPod, "jvm_memory_max_bytes{area=\"heap\""))
+          .isBetween(200.0 * 1024 * 1024, 260.0 * 1024 * 1024);
+
+      e2e.apply(Cluster.THREE_MEMBERS);
+      try (Cluster test = new Cluster(e2e, "test")) {
+        test.awaitConverged(1, 3, Duration.ofMinutes(3));
+        Map<String, String> members = memberPods(k);
+
+        // the leader's pod goes; the other replica takes over and keeps managing
+        String leader = awaitLeader(k, null);
+        long deleted = System.nanoTime();
+        k.pods().inNamespace(NS).withName(leader).delete();
+        String next = awaitLeader(k, leader);
+        long gap = (System.nanoTime() - deleted) / 1_000_000;
+        System.out.printf(
+            "chart: leader %s deleted, %s leads %d ms later (Lease: 15 s)%n", leader, next, gap);
+        // the stopping leader releases its Lease: no wait for the lease to run out
+        assertThat(gap).as("handover after the leader's pod was deleted, ms").isLessThan(15_000);
+        awaitAvailable(k, 2);
+
+        // a new operator version (here a new image tag): the operator's pods are replaced one by
+        // one, the members are not
+        new Helm(CHART)
+            .upgrade()
+            .withName(RELEASE)
+            .withNamespace(NS)
+            .withKubeConfig(kubeconfig)
+            .set("image.tag", "e2e-next")
+            .call();
+        await()
+            .atMost(Duration.ofMinutes(2))
+            .pollInterval(Duration.ofMillis(200))
+            .until(
+                () ->
+                    operatorPods(k).size() == 2
+                        && operatorPods(k).stream()
+                            .allMatch(
+                                p ->
+                                    p.getSpec()
+                                        .getContainers()
+                                        .get(0)
+                                        .getImage()
+                                        .endsWith(":e2e-next")));
+        awaitAvailable(k, 2);
+        awaitLeader(k, null);
+        e2e.apply(Cluster.THREE_MEMBERS.replace("name: test", "name: after"));
+        try (Cluster after = new Cluster(e2e, "after")) {
+          after.awaitConverged(1, 3, Duration.ofMinutes(3));
+        }
+        assertThat(memberPods(k)).containsAllEntriesOf(members);
+
+        // uninstalled: the clusters keep running; installed again: adopted, nothing restarts
+        Helm.uninstall(RELEASE).withNamespace(NS).withKubeConfig(kubeconfig).call();
+        await()
+            .atMost(Duration.ofSeconds(60))
+            .until(() -> operatorPods(k).isEmpty() && deployment(k) == null);
+        Map<String, String> before = memberPods(k);
+        assertThat(before).containsAllEntriesOf(members).hasSize(6);
+        assertThat(test.converged(1, 3)).as("test still Ready with no operator").isTrue();
+        install(kubeconfig);
+        awaitAvailable(k, 2);
+        awaitLeader(k, null);
+        e2e.apply(Cluster.THREE_MEMBERS.replace("name: test", "name: again"));
+        try (Cluster again = new Cluster(e2e, "again")) {
+          again.awaitConverged(1, 3, Duration.ofMinutes(3));
+        }
+        Map<String, String> afterReinstall = memberPods(k);
+        assertThat(afterReinstall).containsAllEntriesOf(before);
+        assertThat(test.converged(1, 3)).isTrue();
+      }
+    }
+  }
+
+  private static void install(Path kubeconfig) {
+    new Helm(CHART)
+        .install()
+        .withName(RELEASE)
+        .withNamespace(NS)
+        .createNamespace()
+        .withKubeConfig(kubeconfig)
+        .set("image.tag", "e2e")
+        .call();
+  }
+
+  /** The objects of deploy/cluster-scope.yaml but its Namespace, which the sandbox made. */
+  private static void removeTheSandboxsOwnRbac(KubernetesClient k) {
+    k.rbac().clusterRoleBindings().withName("etcd-operator").delete();
+    k.rbac().clusterRoles().withName("etcd-operator").delete();
+    k.rbac().roleBindings().inNamespace(NS).delete();
+    k.rbac().roles().inNamespace(NS).delete();
+    k.serviceAccounts().inNamespace(NS).withName("etcd-operator").delete();
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> k.serviceAccounts().inNamespace(NS).withName("etcd-operator").get() == null);
+  }
+
+  private static Deployment deployment(KubernetesClient k) {
+    return k.apps().deployments().inNamespace(NS).withName(RELEASE).get();
+  }
+
+  private static void awaitAvailable(KubernetesClient k, int replicas) {
+    try {
+      awaitAvailableOrThrow(k, replicas);
+    } catch (ConditionTimeoutException e) {
+      StringBuilder b = new StringBuilder("the chart's Deployment not available: ");
+      b.append(deployment(k) == null ? "no Deployment" : deployment(k).getStatus()).append('\n');
+      for (Pod p : k.pods().inNamespace(NS).list().getItems()) {
+        b.append(p.getMetadata().getName()).append(' ').append(p.getStatus()).append('\n');
+        try {
+          String log = k.pods().inNamespace(NS).withName(p.getMetadata().getName()).getLog();
+          b.append(log, Math.max(0, log.length() - 4000), log.length()).append('\n');
+        } catch (RuntimeException ignored) {
+          b.append("(no log)\n");
+        }
+      }
+      throw new AssertionError(b.toString(), e);
+    }
+  }
+
+  private static void awaitAvailableOrThrow(KubernetesClient k, int replicas) {
+    await()
+        .atMost(Duration.ofMinutes(2))
+        .pollInterval(Duration.ofMillis(200))
+        .until(
+            () -> {
+              Deployment d = deployment(k);
+              return d != null
+                  && d.getStatus() != null
+                  && Objects.equals(d.getStatus().getAvailableReplicas(), replicas)
+                  && Objects.equals(d.getStatus().getUpdatedReplicas(), replicas);
+            });
+  }
+
+  private static List<Pod> operatorPods(KubernetesClient k) {
+    return k.pods().inNamespace(NS).list().getItems().stream()
+        .filter(p -> p.getMetadata().getName().startsWith(RELEASE + "-"))
+        .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
+        .toList();
+  }
+
+  /** Member pod name to uid and restart count, of every cluster in the default namespace. */
+  private static Map<String, String> memberPods(KubernetesClient k) {
+    return k.pods().inNamespace(E2E.NS).list().getItems().stream()
+        .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
+        .collect(
+            Collectors.toMap(
+                p -> p.getMetadata().getName(),
+                p ->
+                    p.getMetadata().getUid()
+                        + " restarts "
+                        + p.getStatus().getContainerStatuses().stream()
+                            .mapToInt(s -> s.getRestartCount())
+                            .sum()));
+  }
+
+  /** The Lease's holder once it is a running operator pod other than {@code not}. */
+  private static String awaitLeader(KubernetesClient k, String not) {
+    String[] holder = new String[1];
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(100))
+        .until(
+            () -> {
+              Lease l = k.leases().inNamespace(NS).withName("etcd-operator-leader").get();
+              String h = l == null || l.getSpec() == null ? null : l.getSpec().getHolderIdentity();
+              holder[0] = h;
+              return h != null
+                  && !h.equals(not)
+                  && operatorPods(k).stream().anyMatch(p -> p.getMetadata().getName().equals(h));
+            });
+    return holder[0];
+  }
+
+  /** A sample of the operator pod's /metrics, read at its pod address as Prometheus would. */
+  private static double metric(Pod pod, String prefix) throws Exception {
+    HttpResponse<String> r =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(
+                        URI.create("http://" + pod.getStatus().getPodIP() + ":8080/metrics"))
+                    .timeout(Duration.ofSeconds(10))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
+    return r.body()
+        .lines()
+        .filter(l -> l.startsWith(prefix))
+        .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)))
+        .sum();
+  }
+}
