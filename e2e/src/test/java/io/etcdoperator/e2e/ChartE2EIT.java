@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.marcnuri.helm.Helm;
+import io.etcdoperator.api.v1alpha1.EtcdCluster;
 import io.etcdoperator.sandbox.SandboxConfig;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
@@ -141,6 +143,56 @@ class ChartE2EIT {
         assertThat(afterReinstall).containsAllEntriesOf(before);
         assertThat(test.converged(1, 3)).isTrue();
       }
+    }
+  }
+
+  /**
+   * The chart's namespaced install ({@code watchNamespaces}): Roles in the watched namespace and no
+   * ClusterRole; a cluster there becomes Ready, one in another namespace is never touched.
+   */
+  @Test
+  void theNamespacedInstallManagesOnlyItsNamespace() throws Exception {
+    System.setProperty("etcd-operator.image.jar", ProductOperator.JAR.toAbsolutePath().toString());
+    SandboxConfig config = SandboxConfig.defaults(dir.resolve("sandbox"));
+    try (E2E e2e = E2E.withoutOperator(config)) {
+      KubernetesClient k = e2e.client();
+      removeTheSandboxsOwnRbac(k);
+      k.namespaces()
+          .resource(
+              new NamespaceBuilder().withNewMetadata().withName("team-b").endMetadata().build())
+          .create();
+      new Helm(CHART)
+          .install()
+          .withName(RELEASE)
+          .withNamespace(NS)
+          .withKubeConfig(config.kubeconfig())
+          .set("image.tag", "e2e")
+          .set("replicaCount", 1)
+          .set("watchNamespaces[0]", E2E.NS)
+          .call();
+      awaitAvailable(k, 1);
+      assertThat(k.rbac().clusterRoles().withName(RELEASE).get()).isNull();
+      assertThat(k.rbac().roles().inNamespace(E2E.NS).withName(RELEASE).get()).isNotNull();
+
+      String one =
+          """
+          apiVersion: etcd.aenix.io/v1alpha1
+          kind: EtcdCluster
+          metadata:
+            name: one
+            namespace: %s
+          spec:
+            replicas: 1
+          """;
+      e2e.apply(one.formatted("team-b"));
+      e2e.apply(one.formatted(E2E.NS));
+      try (Cluster watched = new Cluster(e2e, "one")) {
+        watched.awaitConverged(1, 1, Duration.ofMinutes(2));
+      }
+      assertThat(k.apps().statefulSets().inNamespace("team-b").list().getItems()).isEmpty();
+      assertThat(k.resources(EtcdCluster.class).inNamespace("team-b").withName("one").get())
+          .extracting(EtcdCluster::getStatus)
+          .isNull();
     }
   }
 

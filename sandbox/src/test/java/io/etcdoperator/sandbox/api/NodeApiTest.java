@@ -43,16 +43,6 @@ class NodeApiTest {
                 .endMetadata()
                 .build())
         .create();
-    // no ServiceAccount controller runs here: the account pods need, as it would make it
-    k.serviceAccounts()
-        .inNamespace("default")
-        .resource(
-            new io.fabric8.kubernetes.api.model.ServiceAccountBuilder()
-                .withNewMetadata()
-                .withName("default")
-                .endMetadata()
-                .build())
-        .create();
   }
 
   @AfterEach

@@ -13,9 +13,9 @@ import java.security.SecureRandom;
 /**
  * The ServiceAccount admission plugin, on pods being created: a pod that names no ServiceAccount
  * gets {@code default}; the ServiceAccount must exist (else 403, "error looking up service
- * account"; {@code default} is waited for up to about 1.5 s, as its controller makes it just after
- * the namespace); and unless the pod or its ServiceAccount sets {@code
- * automountServiceAccountToken: false}, the pod gets the projected volume {@code
+ * account"; the sandbox makes a namespace's {@code default} with the namespace, see {@link
+ * io.etcdoperator.sandbox.api.handlers.WriteHandler}); and unless the pod or its ServiceAccount
+ * sets {@code automountServiceAccountToken: false}, the pod gets the projected volume {@code
  * kube-api-access-<random>} (a ServiceAccount token that expires after 3607 s, the namespace's
  * {@code kube-root-ca.crt} ConfigMap's {@code ca.crt}, the namespace from the downward API),
  * mounted read-only at {@value #MOUNT_PATH} in every container and init container that mounts
@@ -29,7 +29,6 @@ public final class ServiceAccountAdmission implements AdmissionPlugin {
   public static final String ROOT_CA_CONFIG_MAP = "kube-root-ca.crt";
 
   static final long EXPIRATION_SECONDS = 3607;
-  private static final int DEFAULT_ATTEMPTS = 10;
   private static final String ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
   private static final SecureRandom RANDOM = new SecureRandom();
 
@@ -62,7 +61,7 @@ public final class ServiceAccountAdmission implements AdmissionPlugin {
       name = "default";
     }
     spec.put("serviceAccountName", name);
-    MockResponse r = lookUp(ns, name);
+    MockResponse r = store.get("/api/v1/namespaces/" + ns + "/serviceaccounts/" + name);
     if (r.code() != 200) {
       RequestInfo info = a.info();
       RequestInfo named =
@@ -103,21 +102,6 @@ public final class ServiceAccountAdmission implements AdmissionPlugin {
       }
     }
     return null;
-  }
-
-  /**
-   * The ServiceAccount, read as the real plugin reads it: {@code default} up to 10 times, 100 to
-   * 200 ms apart, as its controller makes it shortly after the namespace; any other once.
-   */
-  private MockResponse lookUp(String ns, String name) throws InterruptedException {
-    String path = "/api/v1/namespaces/" + ns + "/serviceaccounts/" + name;
-    MockResponse r = store.get(path);
-    long pause = 100 + RANDOM.nextInt(100);
-    for (int i = 1; r.code() != 200 && "default".equals(name) && i < DEFAULT_ATTEMPTS; i++) {
-      Thread.sleep(pause);
-      r = store.get(path);
-    }
-    return r;
   }
 
   private static void addVolume(ObjectNode spec, String name) {

@@ -56,7 +56,32 @@ public final class WriteHandler implements Handler {
     if (method == HttpMethod.POST && stored.code() == 409 && admitted.object() != null) {
       return alreadyExists(api, admitted.object().path("metadata").path("name").asText());
     }
+    if (method == HttpMethod.POST
+        && stored.code() < 300
+        && "namespaces".equals(api.plural())
+        && (api.group() == null || api.group().isEmpty())
+        && api.namespace() == null
+        && admitted.object() != null) {
+      defaultServiceAccount(admitted.object().path("metadata").path("name").asText());
+    }
     return stored;
+  }
+
+  /**
+   * A new namespace's ServiceAccount {@code default}, made with it. On a real cluster a controller
+   * makes it within milliseconds and the ServiceAccount admission retries its lookup meanwhile;
+   * here a wait inside the API server would hold up every other request (the mock serves them on
+   * one event loop), so the account exists before the namespace's first pod can be created.
+   */
+  private void defaultServiceAccount(String namespace) {
+    ObjectNode sa = mapper.createObjectNode();
+    sa.put("apiVersion", "v1").put("kind", "ServiceAccount");
+    sa.putObject("metadata").put("name", "default").put("namespace", namespace);
+    store.dispatch(
+        Store.request(
+            HttpMethod.POST,
+            "/api/v1/namespaces/" + namespace + "/serviceaccounts",
+            sa.toString()));
   }
 
   /**
