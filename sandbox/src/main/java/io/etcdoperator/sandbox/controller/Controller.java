@@ -1,13 +1,18 @@
 package io.etcdoperator.sandbox.controller;
 
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.Watch;
 import io.fabric8.kubernetes.client.Watcher;
 import io.fabric8.kubernetes.client.WatcherException;
+import io.fabric8.kubernetes.client.dsl.Resource;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -58,6 +63,43 @@ public abstract class Controller implements AutoCloseable {
 
   public void start() {
     thread.start();
+  }
+
+  /**
+   * Syncs each object not being deleted; a conflict, a server error or a lost connection asks for
+   * another pass at once, any other refusal waits for the next.
+   */
+  protected <T extends HasMetadata> void syncEach(List<T> objects, Consumer<T> sync) {
+    for (T o : objects) {
+      if (o.getMetadata().getDeletionTimestamp() != null) {
+        continue;
+      }
+      try {
+        sync.accept(o);
+      } catch (KubernetesClientException e) {
+        log.debug("{} {} not synced: {}", o.getKind(), o.getMetadata().getName(), e.getMessage());
+        if (e.getCode() == 409 || e.getCode() >= 500 || e.getCode() <= 0) {
+          trigger();
+        }
+      }
+    }
+  }
+
+  /** Makes {@code owner} the controlling owner of the object {@code r} names; the object after. */
+  protected <T extends HasMetadata> T adopt(Resource<T> r, HasMetadata owner) {
+    return r.edit(
+        x -> {
+          log.info(
+              "{} {} adopts {} {}",
+              owner.getKind(),
+              owner.getMetadata().getName(),
+              x.getKind(),
+              x.getMetadata().getName());
+          List<OwnerReference> refs = new ArrayList<>(x.getMetadata().getOwnerReferences());
+          refs.add(StatefulSetController.owner(owner, true));
+          x.getMetadata().setOwnerReferences(refs);
+          return x;
+        });
   }
 
   /** Asks for a pass soon. */

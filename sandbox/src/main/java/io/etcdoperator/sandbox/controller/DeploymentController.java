@@ -2,7 +2,6 @@ package io.etcdoperator.sandbox.controller;
 
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.LabelSelector;
-import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentCondition;
@@ -12,7 +11,6 @@ import io.fabric8.kubernetes.api.model.apps.DeploymentStatusBuilder;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSetBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.time.Duration;
 import java.time.Instant;
@@ -74,18 +72,7 @@ public final class DeploymentController extends Controller {
       return;
     }
     List<ReplicaSet> sets = client.apps().replicaSets().inAnyNamespace().list().getItems();
-    for (Deployment d : deployments) {
-      if (d.getMetadata().getDeletionTimestamp() == null) {
-        try {
-          sync(d, sets);
-        } catch (KubernetesClientException e) {
-          log.debug("deployment {} not synced: {}", d.getMetadata().getName(), e.getMessage());
-          if (e.getCode() == 409 || e.getCode() >= 500 || e.getCode() <= 0) {
-            trigger();
-          }
-        }
-      }
-    }
+    syncEach(deployments, d -> sync(d, sets));
   }
 
   private void sync(Deployment d, List<ReplicaSet> allSets) {
@@ -99,7 +86,10 @@ public final class DeploymentController extends Controller {
       if (ReplicaSetController.controlledBy(s, d)) {
         owned.add(s);
       } else if (ReplicaSetController.orphan(s) && selects(d, s)) {
-        owned.add(adopt(s, d));
+        owned.add(
+            adopt(
+                client.apps().replicaSets().inNamespace(ns).withName(s.getMetadata().getName()),
+                d));
       }
     }
     owned.sort(
@@ -304,23 +294,6 @@ public final class DeploymentController extends Controller {
         .withLastTransitionTime(since)
         .withLastUpdateTime(since)
         .build();
-  }
-
-  private ReplicaSet adopt(ReplicaSet s, Deployment d) {
-    log.info(
-        "deployment {} adopts replicaset {}", d.getMetadata().getName(), s.getMetadata().getName());
-    return client
-        .apps()
-        .replicaSets()
-        .inNamespace(s.getMetadata().getNamespace())
-        .withName(s.getMetadata().getName())
-        .edit(
-            x -> {
-              List<OwnerReference> refs = new ArrayList<>(x.getMetadata().getOwnerReferences());
-              refs.add(StatefulSetController.owner(d, true));
-              x.getMetadata().setOwnerReferences(refs);
-              return x;
-            });
   }
 
   private static Rollout.Set view(ReplicaSet s) {

@@ -1,14 +1,12 @@
 package io.etcdoperator.sandbox.controller;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSetStatus;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSetStatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -52,18 +50,7 @@ public final class ReplicaSetController extends Controller {
       return;
     }
     List<Pod> pods = client.pods().inAnyNamespace().list().getItems();
-    for (ReplicaSet s : sets) {
-      if (s.getMetadata().getDeletionTimestamp() == null) {
-        try {
-          sync(s, pods);
-        } catch (KubernetesClientException e) {
-          log.debug("replicaset {} not synced: {}", s.getMetadata().getName(), e.getMessage());
-          if (e.getCode() == 409 || e.getCode() >= 500 || e.getCode() <= 0) {
-            trigger();
-          }
-        }
-      }
-    }
+    syncEach(sets, s -> sync(s, pods));
   }
 
   private void sync(ReplicaSet set, List<Pod> allPods) {
@@ -76,7 +63,10 @@ public final class ReplicaSetController extends Controller {
       if (controlledBy(p, set)) {
         owned.add(p);
       } else if (orphan(p) && selects(set, p)) {
-        owned.add(adopt(p, set));
+        owned.add(
+            adopt(
+                client.pods().inNamespace(ns).withName(p.getMetadata().getName()),
+                (HasMetadata) set));
       }
     }
     List<Pod> active = owned.stream().filter(ReplicaSetController::active).toList();
@@ -141,21 +131,6 @@ public final class ReplicaSetController extends Controller {
     ReplicaSet copy = Serialization.clone(set);
     copy.setStatus(status);
     client.apps().replicaSets().resource(copy).updateStatus();
-  }
-
-  private Pod adopt(Pod p, ReplicaSet set) {
-    log.info("replicaset {} adopts pod {}", set.getMetadata().getName(), p.getMetadata().getName());
-    return client
-        .pods()
-        .inNamespace(p.getMetadata().getNamespace())
-        .withName(p.getMetadata().getName())
-        .edit(
-            x -> {
-              List<OwnerReference> refs = new ArrayList<>(x.getMetadata().getOwnerReferences());
-              refs.add(StatefulSetController.owner(set, true));
-              x.getMetadata().setOwnerReferences(refs);
-              return x;
-            });
   }
 
   static boolean active(Pod p) {

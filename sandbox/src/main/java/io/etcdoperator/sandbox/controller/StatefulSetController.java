@@ -108,18 +108,7 @@ public final class StatefulSetController extends Controller {
     List<Pod> pods = client.pods().inAnyNamespace().list().getItems();
     List<PersistentVolumeClaim> claims =
         client.persistentVolumeClaims().inAnyNamespace().list().getItems();
-    for (StatefulSet s : sets) {
-      if (s.getMetadata().getDeletionTimestamp() == null) {
-        try {
-          sync(s, pods, claims);
-        } catch (KubernetesClientException e) {
-          log.debug("statefulset {} not synced: {}", s.getMetadata().getName(), e.getMessage());
-          if (e.getCode() == 409 || e.getCode() >= 500 || e.getCode() <= 0) {
-            trigger();
-          }
-        }
-      }
-    }
+    syncEach(sets, s -> sync(s, pods, claims));
   }
 
   private void sync(StatefulSet set, List<Pod> allPods, List<PersistentVolumeClaim> allClaims) {
@@ -159,7 +148,8 @@ public final class StatefulSetController extends Controller {
       if (ownedBy(p, set)) {
         pods.put(ordinal, p);
       } else if (orphanSelectedBy(p, set) && stillThere(set)) {
-        pods.put(ordinal, adopt(p, set));
+        pods.put(
+            ordinal, adopt(client.pods().inNamespace(ns).withName(p.getMetadata().getName()), set));
       }
     }
     Map<String, PersistentVolumeClaim> claims = new HashMap<>();
@@ -581,22 +571,6 @@ public final class StatefulSetController extends Controller {
     return now != null
         && Objects.equals(now.getMetadata().getUid(), set.getMetadata().getUid())
         && now.getMetadata().getDeletionTimestamp() == null;
-  }
-
-  private Pod adopt(Pod p, StatefulSet set) {
-    log.info(
-        "statefulset {} adopts pod {}", set.getMetadata().getName(), p.getMetadata().getName());
-    return client
-        .pods()
-        .inNamespace(p.getMetadata().getNamespace())
-        .withName(p.getMetadata().getName())
-        .edit(
-            x -> {
-              List<OwnerReference> refs = new ArrayList<>(x.getMetadata().getOwnerReferences());
-              refs.add(owner(set, true));
-              x.getMetadata().setOwnerReferences(refs);
-              return x;
-            });
   }
 
   private static boolean ownedBy(HasMetadata o, StatefulSet set) {
