@@ -6,7 +6,11 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import io.etcdoperator.api.v1alpha1.EtcdBackup;
 import io.etcdoperator.api.v1alpha1.EtcdCluster;
 import io.etcdoperator.operator.model.Names;
+import io.etcdoperator.sandbox.Kubeconfig;
+import io.etcdoperator.sandbox.api.auth.Identity;
 import io.etcdoperator.testing.EtcdKv;
+import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
+import io.fabric8.kubernetes.api.model.rbac.RoleBuilder;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -40,12 +44,17 @@ class KubectlPluginE2EIT {
 
   /** {@code kubectl etcd ARGS}, as a user types it, within 3 minutes. */
   static Result kubectl(E2E e2e, String... args) throws IOException, InterruptedException {
+    return kubectl(e2e.sandbox().config().kubeconfig(), args);
+  }
+
+  /** The same with another user's kubeconfig. */
+  static Result kubectl(Path kubeconfig, String... args) throws IOException, InterruptedException {
     List<String> cmd = new ArrayList<>(List.of("/usr/bin/kubectl", "etcd"));
     cmd.addAll(List.of(args));
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
     Map<String, String> env = pb.environment();
     env.put("PATH", PLUGIN_DIR + ":" + env.getOrDefault("PATH", "/usr/bin:/bin"));
-    env.put("KUBECONFIG", e2e.sandbox().config().kubeconfig().toAbsolutePath().toString());
+    env.put("KUBECONFIG", kubeconfig.toAbsolutePath().toString());
     env.put("ETCD_OPERATOR_JAR", ProductOperator.JAR.toAbsolutePath().normalize().toString());
     Process p = pb.start();
     if (!p.waitFor(3, TimeUnit.MINUTES)) {
@@ -55,6 +64,79 @@ class KubectlPluginE2EIT {
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     System.out.println("$ " + String.join(" ", cmd) + "  (exit " + p.exitValue() + ")\n" + out);
     return new Result(p.exitValue(), out);
+  }
+
+  /**
+   * A user whose Role lets them look (get and list EtcdClusters and EtcdBackups, create on
+   * pods/proxy) and nothing more: list and status work; pause and a list of every namespace are
+   * refused by the API server, the message names the permission and what to do, and nothing
+   * changes.
+   */
+  @Test
+  void kubectlEtcdActsWithTheUsersOwnRbac() throws Exception {
+    assumeTrue(Files.isExecutable(Path.of("/usr/bin/kubectl")), "kubectl is not installed");
+    try (E2E e2e = E2E.start(dir.resolve("sandbox"));
+        Cluster test = new Cluster(e2e, "test")) {
+      e2e.apply(Cluster.THREE_MEMBERS.replace("replicas: 3", "replicas: 1"));
+      e2e.awaitReady("test", Duration.ofMinutes(2));
+      e2e.client()
+          .resource(
+              new RoleBuilder()
+                  .withNewMetadata()
+                  .withName("etcd-viewer")
+                  .withNamespace(E2E.NS)
+                  .endMetadata()
+                  .addNewRule()
+                  .withApiGroups("etcd.aenix.io")
+                  .withResources("etcdclusters", "etcdbackups")
+                  .withVerbs("get", "list")
+                  .endRule()
+                  .addNewRule()
+                  .withApiGroups("")
+                  .withResources("pods/proxy")
+                  .withVerbs("create", "get")
+                  .endRule()
+                  .build())
+          .create();
+      e2e.client()
+          .resource(
+              new RoleBindingBuilder()
+                  .withNewMetadata()
+                  .withName("alice-views-etcd")
+                  .withNamespace(E2E.NS)
+                  .endMetadata()
+                  .withNewRoleRef("rbac.authorization.k8s.io", "Role", "etcd-viewer")
+                  .addNewSubject()
+                  .withApiGroup("rbac.authorization.k8s.io")
+                  .withKind("User")
+                  .withName("alice")
+                  .endSubject()
+                  .build())
+          .create();
+      Path admin = e2e.sandbox().config().kubeconfig();
+      String aliceToken =
+          e2e.sandbox().issueToken(new Identity("alice", List.of("system:authenticated"), false));
+      Path alice = dir.resolve("alice.kubeconfig");
+      Files.writeString(
+          alice, Files.readString(admin).replace(Kubeconfig.token(admin), aliceToken));
+
+      Result list = kubectl(alice, "list");
+      assertThat(list.exit()).as(list.out()).isZero();
+      assertThat(list.out()).containsPattern("\\ntest +1 +1/1 ");
+      Result status = kubectl(alice, "status", "test");
+      assertThat(status.exit()).as(status.out()).isZero();
+      assertThat(status.out()).contains("Voters:       1/1 healthy");
+
+      Result pause = kubectl(alice, "pause", "test");
+      assertThat(pause.exit()).isEqualTo(1);
+      assertThat(pause.out())
+          .contains("User \"alice\" cannot patch resource \"etcdclusters\"")
+          .contains("ask for that permission, or use a kubeconfig that has it");
+      assertThat(annotations(e2e)).doesNotContainKey(Names.PAUSED_ANNOTATION);
+      Result everywhere = kubectl(alice, "list", "-A");
+      assertThat(everywhere.exit()).isEqualTo(1);
+      assertThat(everywhere.out()).contains("cannot list resource \"etcdclusters\"");
+    }
   }
 
   @Test
