@@ -9,6 +9,8 @@ import io.etcdoperator.operator.model.Names;
 import io.etcdoperator.sandbox.Kubeconfig;
 import io.etcdoperator.sandbox.api.auth.Identity;
 import io.etcdoperator.testing.EtcdKv;
+import io.etcdoperator.testing.S3ProxyServer;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
 import io.fabric8.kubernetes.api.model.rbac.RoleBuilder;
 import java.io.IOException;
@@ -31,9 +33,10 @@ import org.junit.jupiter.api.io.TempDir;
  * sandbox's API server with the sandbox's kubeconfig (from {@code KUBECONFIG}, as kubectl passes it
  * on). Each command is checked against what the API server then holds: {@code list} (one namespace
  * and {@code -A}), {@code status}, {@code pause} and {@code resume} (the annotation), {@code
- * snapshot} to a claim (an EtcdBackup, Complete), {@code restore} of it as a new cluster (Ready,
- * holding the key written before the snapshot), and the refusals: an unknown cluster, a destination
- * it cannot read. Runs with the backup tests (its snapshot starts an agent JVM).
+ * snapshot} to a claim and to S3 (an EtcdBackup, Complete; s3proxy on loopback), {@code restore} of
+ * it as a new cluster (Ready, holding the key written before the snapshot), and the refusals: an
+ * unknown cluster, a destination it cannot read. Runs with the backup tests (its snapshot starts an
+ * agent JVM).
  */
 class KubectlPluginE2EIT {
   static final Path PLUGIN_DIR = Path.of("..", "deploy", "kubectl").toAbsolutePath().normalize();
@@ -229,6 +232,44 @@ class KubectlPluginE2EIT {
       EtcdBackup backup = e2e.client().resources(EtcdBackup.class).withName("first").get();
       assertThat(backup.getStatus().getPhase()).isEqualTo("Complete");
       assertThat(kubectl(e2e, "list").out()).containsPattern("\\ntest .* True +[0-9]+s ago");
+
+      // to S3 (s3proxy on loopback), with the credentials' Secret
+      try (S3ProxyServer s3 = S3ProxyServer.start(dir.resolve("s3"), "plugin-backups")) {
+        e2e.client()
+            .resource(
+                new SecretBuilder()
+                    .withNewMetadata()
+                    .withName("s3-credentials")
+                    .withNamespace(E2E.NS)
+                    .endMetadata()
+                    .withStringData(
+                        Map.of(
+                            "AWS_ACCESS_KEY_ID",
+                            S3ProxyServer.ACCESS_KEY,
+                            "AWS_SECRET_ACCESS_KEY",
+                            S3ProxyServer.SECRET_KEY))
+                    .build())
+            .create();
+        Result toS3 =
+            kubectl(
+                e2e,
+                "snapshot",
+                "test",
+                "--to",
+                "s3://plugin-backups/nightly",
+                "--endpoint",
+                s3.endpoint(),
+                "--credentials",
+                "s3-credentials",
+                "--name",
+                "second");
+        assertThat(toS3.exit()).as(toS3.out()).isZero();
+        assertThat(toS3.out()).contains("etcdbackup/second Complete: s3://plugin-backups/nightly");
+        try (var stored = Files.walk(s3.bucketDir("plugin-backups"))) {
+          assertThat(stored.filter(Files::isRegularFile).map(f -> f.getFileName().toString()))
+              .anyMatch(f -> f.contains("second"));
+        }
+      }
 
       Result restore = kubectl(e2e, "restore", "first", "--as", "restored");
       assertThat(restore.exit()).as(restore.out()).isZero();

@@ -37,7 +37,8 @@ public class S3BackupDestination {
 
   @JsonPropertyDescription(
       "Address the bucket in the path (https://host/bucket/key) rather than the host name; most"
-          + " S3-compatible servers need it.")
+          + " S3-compatible servers need it. An endpoint at an IP address is always addressed"
+          + " so.")
   private Boolean forcePathStyle;
 
   public String getEndpoint() {

@@ -115,7 +115,9 @@ final class S3Http {
       Duration connectTimeout,
       Duration readTimeout) {
     this.endpoint = endpoint;
-    this.pathStyle = pathStyle;
+    // a bucket cannot be a subdomain of an IP address: such an endpoint takes the bucket in the
+    // path whatever forcePathStyle says (as AWS's own SDKs do)
+    this.pathStyle = pathStyle || ipAddress(endpoint.getHost());
     this.bucket = bucket;
     this.signer = new SigV4(accessKeyId, secretAccessKey, region, "s3");
     this.connectTimeoutMillis = (int) connectTimeout.toMillis();
@@ -220,6 +222,12 @@ final class S3Http {
         throw new IOException("interrupted", e);
       }
     }
+  }
+
+  /** Whether a URI's host is an IPv4 address or a bracketed IPv6 one. */
+  static boolean ipAddress(String host) {
+    return host != null
+        && (host.startsWith("[") || host.matches("\\d{1,3}\\.\\d{1,3}\\.\\d{1,3}\\.\\d{1,3}"));
   }
 
   /** A connection whose request has been sent and whose answer's status was a success. */

@@ -42,6 +42,28 @@ class S3StoreIT {
     }
   }
 
+  /** An endpoint at an IP address cannot take the bucket as a subdomain: it goes in the path. */
+  @Test
+  void anEndpointAtAnIpAddressIsAddressedInThePathWithoutForcePathStyle() throws Exception {
+    try (S3ProxyServer s3 = S3ProxyServer.start(dir.resolve("s3"), BUCKET);
+        S3Store store =
+            new S3Store(
+                s3.endpoint(),
+                null,
+                false,
+                BUCKET,
+                S3ProxyServer.ACCESS_KEY,
+                S3ProxyServer.SECRET_KEY)) {
+      assertThat(s3.endpoint()).startsWith("http://127.");
+      store.put("ip/k", new byte[] {7});
+      assertThat(store.open("ip/k").readAllBytes()).containsExactly(7);
+    }
+    assertThat(S3Http.ipAddress("10.0.0.1")).isTrue();
+    assertThat(S3Http.ipAddress("[::1]")).isTrue();
+    assertThat(S3Http.ipAddress("s3.example.com")).isFalse();
+    assertThat(S3Http.ipAddress("minio")).isFalse();
+  }
+
   @Test
   void aListingOfSeveralPagesIsWhole() throws Exception {
     try (S3ProxyServer s3 = S3ProxyServer.start(dir.resolve("s3"), BUCKET);
