@@ -718,13 +718,23 @@ class TlsE2EIT {
           }
           long last = lastRevision;
           try {
+            // An archiver that started after these writes records from the full backup's revision
+            // on, past them (seen twice under a full verify: "recording changes from revision
+            // 1308" after the last write at 1307, so nothing to archive): a write while waiting
+            // gives it a change past the last one, which it archives whenever it started.
             await()
                 .atMost(Duration.ofMinutes(2))
-                .pollInterval(Duration.ofMillis(250))
-                .until(() -> newestArchived(dir, "tls-pitr") >= last);
+                .pollInterval(Duration.ofMillis(500))
+                .until(
+                    () -> {
+                      if (newestArchived(dir, "tls-pitr") >= last) {
+                        return true;
+                      }
+                      kv.put(member0, "/tls-e2e/continuous/after", "nudge");
+                      return false;
+                    });
           } catch (org.awaitility.core.ConditionTimeoutException e) {
-            // Seen once under a full verify (2026-12-03, newest 0, the archiver Ready): what it
-            // printed and where the schedule's full backups stood, for the next time.
+            // What the archiver printed and where the schedule's full backups stood.
             var pods = e2e.client().pods().inNamespace(E2E.NS);
             var archiver = pods.withName("tls-pitr-archiver").get();
             String log;
