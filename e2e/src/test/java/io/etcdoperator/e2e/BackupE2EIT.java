@@ -13,7 +13,6 @@ import io.etcdoperator.testing.S3ProxyServer;
 import io.etcdoperator.testing.WriterReport;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.SecretBuilder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
@@ -79,21 +78,7 @@ class BackupE2EIT {
   }
 
   static void secret(String name, String secretKey) {
-    e2e.client()
-        .resource(
-            new SecretBuilder()
-                .withNewMetadata()
-                .withName(name)
-                .withNamespace(E2E.NS)
-                .endMetadata()
-                .withStringData(
-                    Map.of(
-                        "AWS_ACCESS_KEY_ID",
-                        S3ProxyServer.ACCESS_KEY,
-                        "AWS_SECRET_ACCESS_KEY",
-                        secretKey))
-                .build())
-        .create();
+    e2e.createS3Credentials(name, secretKey);
   }
 
   static String s3Backup(String name, String secret) {

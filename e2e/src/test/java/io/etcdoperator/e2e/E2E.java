@@ -9,7 +9,9 @@ import io.etcdoperator.sandbox.EtcdOperatorLauncher;
 import io.etcdoperator.sandbox.OperatorLauncher;
 import io.etcdoperator.sandbox.Sandbox;
 import io.etcdoperator.sandbox.SandboxConfig;
+import io.etcdoperator.testing.S3ProxyServer;
 import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.Resource;
 import java.io.IOException;
@@ -17,6 +19,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.Predicate;
 
@@ -73,10 +76,31 @@ public final class E2E implements AutoCloseable {
                 .withAccessModes(accessMode)
                 .withNewResources()
                 .withRequests(
-                    java.util.Map.of(
-                        "storage", new io.fabric8.kubernetes.api.model.Quantity("1Gi")))
+                    Map.of("storage", new io.fabric8.kubernetes.api.model.Quantity("1Gi")))
                 .endResources()
                 .endSpec()
+                .build())
+        .create();
+  }
+
+  /**
+   * A Secret {@code name} in {@link #NS} with s3proxy's access key and {@code secretKey}, as an S3
+   * destination's {@code credentialsSecretRef} names it.
+   */
+  public void createS3Credentials(String name, String secretKey) {
+    client()
+        .resource(
+            new SecretBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .withNamespace(NS)
+                .endMetadata()
+                .withStringData(
+                    Map.of(
+                        "AWS_ACCESS_KEY_ID",
+                        S3ProxyServer.ACCESS_KEY,
+                        "AWS_SECRET_ACCESS_KEY",
+                        secretKey))
                 .build())
         .create();
   }

@@ -10,7 +10,6 @@ import io.etcdoperator.sandbox.Kubeconfig;
 import io.etcdoperator.sandbox.api.auth.Identity;
 import io.etcdoperator.testing.EtcdKv;
 import io.etcdoperator.testing.S3ProxyServer;
-import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.api.model.rbac.RoleBindingBuilder;
 import io.fabric8.kubernetes.api.model.rbac.RoleBuilder;
 import java.io.IOException;
@@ -235,21 +234,7 @@ class KubectlPluginE2EIT {
 
       // to S3 (s3proxy on loopback), with the credentials' Secret
       try (S3ProxyServer s3 = S3ProxyServer.start(dir.resolve("s3"), "plugin-backups")) {
-        e2e.client()
-            .resource(
-                new SecretBuilder()
-                    .withNewMetadata()
-                    .withName("s3-credentials")
-                    .withNamespace(E2E.NS)
-                    .endMetadata()
-                    .withStringData(
-                        Map.of(
-                            "AWS_ACCESS_KEY_ID",
-                            S3ProxyServer.ACCESS_KEY,
-                            "AWS_SECRET_ACCESS_KEY",
-                            S3ProxyServer.SECRET_KEY))
-                    .build())
-            .create();
+        e2e.createS3Credentials("s3-credentials", S3ProxyServer.SECRET_KEY);
         Result toS3 =
             kubectl(
                 e2e,

@@ -21,7 +21,6 @@ import io.etcdoperator.testing.S3ProxyServer;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.io.PrintWriter;
@@ -118,7 +117,7 @@ class SecretsNeverShownE2EIT {
       ClientTls root = TlsE2EIT.applyExample(e2e, tls);
       try (Cluster c = new Cluster(e2e, TlsE2EIT.C, root)) {
         c.awaitConverged(1, 3, TlsE2EIT.STEP);
-        credentials(e2e.client());
+        e2e.createS3Credentials("s3-credentials", S3ProxyServer.SECRET_KEY);
         e2e.client().resource(backup(e2e.client(), s3.endpoint())).create();
         await()
             .atMost(Duration.ofMinutes(2))
@@ -190,24 +189,6 @@ class SecretsNeverShownE2EIT {
       marks.add(b64);
     }
     return marks;
-  }
-
-  private static void credentials(KubernetesClient client) {
-    client
-        .resource(
-            new SecretBuilder()
-                .withNewMetadata()
-                .withName("s3-credentials")
-                .withNamespace(E2E.NS)
-                .endMetadata()
-                .withStringData(
-                    Map.of(
-                        "AWS_ACCESS_KEY_ID",
-                        S3ProxyServer.ACCESS_KEY,
-                        "AWS_SECRET_ACCESS_KEY",
-                        S3ProxyServer.SECRET_KEY))
-                .build())
-        .create();
   }
 
   private static EtcdBackup backup(KubernetesClient client, String endpoint) {
