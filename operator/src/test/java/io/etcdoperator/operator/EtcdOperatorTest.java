@@ -75,20 +75,17 @@ class EtcdOperatorTest {
     Duration lease = Duration.ofSeconds(2);
     OperatorSettings base = OperatorSettings.defaults().withEtcdDeadline(Duration.ofMillis(200));
     EtcdOperator first =
-        EtcdOperator.start(
-            api.client(),
-            base.withLeaderElection(
-                new OperatorSettings.LeaderElection(
-                    "default", "etcd-operator", "first", lease, false)));
+        replica(
+            base,
+            new OperatorSettings.LeaderElection("default", "etcd-operator", "first", lease, false));
     await()
         .atMost(Duration.ofSeconds(20))
         .until(() -> holder() != null && holder().equals("first"));
     EtcdOperator second =
-        EtcdOperator.start(
-            api.client(),
-            base.withLeaderElection(
-                new OperatorSettings.LeaderElection(
-                    "default", "etcd-operator", "second", lease, false)));
+        replica(
+            base,
+            new OperatorSettings.LeaderElection(
+                "default", "etcd-operator", "second", lease, false));
     try {
       applySeed();
       await().atMost(Duration.ofSeconds(20)).until(() -> first.successfulReconciles() >= 2);
@@ -115,18 +112,12 @@ class EtcdOperatorTest {
   void aStoppedLeaderReleasesItsLeaseAndDoesNotExit() throws Exception {
     OperatorSettings base = OperatorSettings.defaults().withEtcdDeadline(Duration.ofMillis(200));
     EtcdOperator first =
-        EtcdOperator.start(
-            api.client(),
-            base.withLeaderElection(
-                new OperatorSettings.LeaderElection("default", "etcd-operator", "first")));
+        replica(base, new OperatorSettings.LeaderElection("default", "etcd-operator", "first"));
     await()
         .atMost(Duration.ofSeconds(20))
         .until(() -> holder() != null && holder().equals("first"));
     EtcdOperator second =
-        EtcdOperator.start(
-            api.client(),
-            base.withLeaderElection(
-                new OperatorSettings.LeaderElection("default", "etcd-operator", "second")));
+        replica(base, new OperatorSettings.LeaderElection("default", "etcd-operator", "second"));
     try {
       long stopped = System.nanoTime();
       first.close();
@@ -138,6 +129,10 @@ class EtcdOperatorTest {
       first.close();
       second.close();
     }
+  }
+
+  private EtcdOperator replica(OperatorSettings base, OperatorSettings.LeaderElection election) {
+    return EtcdOperator.start(api.client(), base.withLeaderElection(election));
   }
 
   private String holder() {
