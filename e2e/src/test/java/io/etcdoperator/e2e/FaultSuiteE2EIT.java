@@ -57,6 +57,9 @@ class FaultSuiteE2EIT {
     for (int i = 0; i < runs && System.nanoTime() < stopStartingAt; i++) {
       long seed = first + i;
       Path dir = base.resolve("run-" + seed);
+      // A failed earlier run of this seed left its sandbox here: its claims' directories, named by
+      // UIDs the next sandbox hands out again, would give this run that run's data.
+      delete(dir);
       FaultSuite.Run run;
       try {
         run = FaultSuite.run(seed, faults, dir, tls);

@@ -56,6 +56,9 @@ class RobustnessSoakE2EIT {
       RobustnessPlan plan =
           only.isBlank() ? RobustnessPlan.of(first + i) : RobustnessPlan.parse(first + i, only);
       Path dir = base.resolve("run-" + plan.seed());
+      // A failed earlier run of this seed left its sandbox here: its claims' directories, named by
+      // UIDs the next sandbox hands out again, would give this run that run's data.
+      FaultSuiteE2EIT.delete(dir);
       Robustness.Outcome outcome;
       try {
         outcome = Robustness.run(plan, dir);

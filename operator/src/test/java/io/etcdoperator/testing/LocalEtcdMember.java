@@ -33,6 +33,7 @@ import java.util.stream.Stream;
 public final class LocalEtcdMember {
   public static final int CLIENT_PORT = 2379;
   public static final int PEER_PORT = 2380;
+  public static final int METRICS_PORT = 2381;
   private static final Duration STOP_GRACE = Duration.ofSeconds(10);
 
   private final String name;
@@ -69,6 +70,14 @@ public final class LocalEtcdMember {
 
   public String peerUrl() {
     return "http://" + host + ":" + PEER_PORT;
+  }
+
+  /**
+   * Where the member serves {@code /metrics} and {@code /health}, even when its client port is
+   * silent.
+   */
+  public String metricsUrl() {
+    return "http://" + host + ":" + METRICS_PORT;
   }
 
   /** This member's entry of {@code --initial-cluster}: {@code name=peerUrl}. */
@@ -232,6 +241,7 @@ public final class LocalEtcdMember {
     add(command, "--advertise-client-urls", clientUrl());
     add(command, "--listen-peer-urls", peerUrl());
     add(command, "--initial-advertise-peer-urls", peerUrl());
+    add(command, "--listen-metrics-urls", metricsUrl());
     add(command, "--initial-cluster", initialCluster);
     add(command, "--initial-cluster-state", state);
     add(command, "--initial-cluster-token", clusterToken);

@@ -41,8 +41,11 @@ public final class EtcdHttp {
    * @param committedIndex {@code etcd_server_proposals_committed_total}: the member's commit index
    * @param appliedIndex {@code etcd_server_proposals_applied_total}
    * @param hasLeader {@code etcd_server_has_leader}
+   * @param revision {@code etcd_debugging_mvcc_current_revision}: the key-value store's revision, 1
+   *     when no write was ever applied to this data dir (0 when the page lacks it)
    */
-  public record Progress(long committedIndex, long appliedIndex, boolean hasLeader) {}
+  public record Progress(
+      long committedIndex, long appliedIndex, boolean hasLeader, long revision) {}
 
   /** The socket factory of each TLS material (by fingerprint), at most {@value #TLS_CONTEXTS}. */
   private final Map<String, SSLSocketFactory> tlsFactories =
@@ -183,6 +186,7 @@ public final class EtcdHttp {
     Long committed = null;
     long applied = 0;
     boolean leader = false;
+    long revision = 0;
     for (String line : page.split("\n")) {
       if (line.startsWith("#")) {
         continue;
@@ -202,11 +206,12 @@ public final class EtcdHttp {
         case "etcd_server_proposals_committed_total" -> committed = (long) value;
         case "etcd_server_proposals_applied_total" -> applied = (long) value;
         case "etcd_server_has_leader" -> leader = value == 1;
+        case "etcd_debugging_mvcc_current_revision" -> revision = (long) value;
         default -> {}
       }
     }
     return committed == null
         ? Optional.empty()
-        : Optional.of(new Progress(committed, applied, leader));
+        : Optional.of(new Progress(committed, applied, leader, revision));
   }
 }

@@ -13,8 +13,10 @@ import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import java.time.Clock;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.SortedMap;
 import java.util.SortedSet;
 import java.util.TreeMap;
@@ -130,7 +132,7 @@ public final class ClusterObserver {
     }
     TreeMap<Integer, MemberProbe> probes = new TreeMap<>(probed.probes());
     trace(cluster, probes, probed.memberList());
-    readMetricsOfSilentMembers(namespace, cluster, pods, probes);
+    readMetricsOfSilentMembers(namespace, cluster, pods, probes, probed.memberList());
     Optional<RebuildView> rebuild =
         objects.rebuildPod().map(p -> rebuildView(namespace, cluster, p));
     Optional<String> clusterVersion = clusterVersion(memory, probes.values(), tls);
@@ -224,22 +226,35 @@ public final class ClusterObserver {
   /**
    * A member whose pod runs but whose client port does not answer may be a survivor restarted
    * without quorum: its metrics tell how far its log goes. Asked only when no member that answers
-   * sees a leader (then the planner may need to pick the most advanced survivor); otherwise a
-   * frozen member would cost a second deadline in every reconcile.
+   * sees a leader (then the planner may need to pick the most advanced survivor), or of a pod whose
+   * ordinal has no started member in the list (etcd serves clients only once it is part of a
+   * cluster, so the pod of a removed member never answers there, nor does a learner's before it
+   * joined; their metrics say whether the data dir holds anything); otherwise a frozen member would
+   * cost a second deadline in every reconcile.
    */
   private void readMetricsOfSilentMembers(
       String namespace,
       String cluster,
       SortedMap<Integer, PodView> pods,
-      TreeMap<Integer, MemberProbe> probes) {
-    if (probes.values().stream().anyMatch(MemberProbe::seesLeader)) {
-      return;
-    }
+      TreeMap<Integer, MemberProbe> probes,
+      Optional<MemberList> list) {
+    boolean leaderSeen = probes.values().stream().anyMatch(MemberProbe::seesLeader);
+    Set<Integer> listed = new HashSet<>();
+    list.ifPresent(
+        l ->
+            l.members().stream()
+                .filter(MemberList.Entry::started)
+                .forEach(
+                    m ->
+                        m.peerUrls()
+                            .forEach(
+                                u -> listed.add(Names.ordinalOfPeerUrl(namespace, cluster, u)))));
     List<Integer> silent =
         probes.values().stream()
             .filter(p -> !p.reachable())
             .map(MemberProbe::ordinal)
             .filter(i -> pods.containsKey(i) && pods.get(i).running())
+            .filter(i -> !leaderSeen || (list.isPresent() && !listed.contains(i)))
             .toList();
     if (silent.isEmpty()) {
       return;
@@ -250,7 +265,7 @@ public final class ClusterObserver {
       var p = progress.get(urls.get(k));
       if (p != null) {
         int ordinal = silent.get(k);
-        probes.put(ordinal, probes.get(ordinal).withMetricsIndex(p.committedIndex()));
+        probes.put(ordinal, probes.get(ordinal).withMetrics(p.committedIndex(), p.revision()));
       }
     }
   }

@@ -20,7 +20,8 @@ import java.util.regex.Pattern;
  * @param version etcd server version
  * @param dbSize backend size in bytes
  * @param alarms active alarms raised on this member (e.g. NOSPACE, CORRUPT)
- * @param revision the key-value store revision it answered at
+ * @param revision the key-value store revision it answered at; when its client port did not answer,
+ *     the one its metrics endpoint reported (0: unknown)
  * @param metricsIndex when its client port did not answer: the commit index its metrics endpoint
  *     reported (0: unknown). A member restarted without quorum answers only there.
  * @param refused when it did not answer: its host refused the connection (nothing listens, the
@@ -147,8 +148,11 @@ public record MemberProbe(
         learner, version, dbSize, alarms, 0, 0);
   }
 
-  /** The same probe, with the commit index the member's metrics reported. */
-  public MemberProbe withMetricsIndex(long index) {
+  /**
+   * This probe of a member whose client port did not answer, with what its metrics said: its commit
+   * index and its key-value store's revision (0 when the page lacks it).
+   */
+  public MemberProbe withMetrics(long index, long storeRevision) {
     return new MemberProbe(
         ordinal,
         endpoint,
@@ -163,7 +167,7 @@ public record MemberProbe(
         version,
         dbSize,
         alarms,
-        revision,
+        reachable ? revision : storeRevision,
         index,
         refused,
         dbSizeInUse);

@@ -164,12 +164,37 @@ final class MembershipRules {
    * A pod that runs etcd on data that belongs to no member of this cluster, without the signs of a
    * member that lost its data: a survivor of another incarnation, say. Its claim is never deleted
    * while it runs.
+   *
+   * <p>A pod whose etcd answers that it holds nothing at all ({@link #answersEmptyAt}) is not such
+   * a pod, whatever member ID it runs: a member removed because it lost its data whose pod was
+   * replaced before the member came back runs that removed member's ID on the fresh data dir its
+   * first crash initialised, with nothing committed; no leader ever sends it anything again, so it
+   * never shows the panic the lost data would otherwise cause.
    */
   static boolean upOnForeignData(Situation s, int ordinal) {
     Facts f = s.facts();
     return f.view()
         .pod(ordinal)
-        .map(p -> !p.terminating() && p.running() && !f.lostDataAt(ordinal))
+        .map(
+            p ->
+                !p.terminating()
+                    && p.running()
+                    && !f.lostDataAt(ordinal)
+                    && !answersEmptyAt(f, ordinal))
+        .orElse(false);
+  }
+
+  /**
+   * Whether etcd at this ordinal says its data dir holds no key: its key-value store is at revision
+   * 1, the revision of a store no write was ever applied to (from its Status, or, when its client
+   * port does not answer, from its metrics), and, when it answers, no raft entry is committed
+   * either. Every write advances the revision, and nothing (compaction, defragmentation) takes it
+   * back: such a data dir has nothing to lose.
+   */
+  private static boolean answersEmptyAt(Facts f, int ordinal) {
+    return f.view()
+        .probe(ordinal)
+        .map(p -> p.revision() == 1 && (!p.reachable() || p.raftIndex() == 0))
         .orElse(false);
   }
 }

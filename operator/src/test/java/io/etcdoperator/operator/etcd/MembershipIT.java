@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.etcdoperator.testing.EtcdKv;
 import io.etcdoperator.testing.LocalEtcdCluster;
 import io.etcdoperator.testing.LocalEtcdMember;
 import java.time.Duration;
@@ -101,6 +102,64 @@ class MembershipIT {
           EtcdFailure.MEMBER_NOT_FOUND);
       assertThatRejected(
           () -> etcd.promoteLearner(key, leader, clusterId, 0x1234L), EtcdFailure.MEMBER_NOT_FOUND);
+    }
+  }
+
+  /**
+   * Seeds 32525 and 32621 of the robustness soak: a member whose data dir was wiped panics on the
+   * leader's first message, leaving a data dir initialised with its ID and nothing committed; once
+   * it is removed, nobody sends it anything and it runs on, silent on its client port (etcd serves
+   * clients only once it has joined). Its metrics still answer, at revision 1: the operator reads
+   * there that it holds nothing.
+   */
+  @Test
+  void aRemovedMemberOnAWipedDataDirIsSilentButItsMetricsSayRevisionOne() throws Exception {
+    try (LocalEtcdCluster cluster = LocalEtcdCluster.builder().version(version).members(3).start();
+        JetcdEtcdService etcd = new JetcdEtcdService();
+        EtcdKv kv = new EtcdKv(Duration.ofSeconds(5))) {
+      cluster.awaitHealthy(HEALTHY);
+      String key = "it/" + cluster.name();
+      String via = cluster.member(0).clientUrl();
+      long clusterId = etcd.status(key, via).clusterId();
+      for (int i = 0; i < 5; i++) {
+        kv.put(via, "k" + i, "v" + i);
+      }
+      LocalEtcdMember lost = cluster.member(2);
+      long lostId = etcd.status(key, lost.clientUrl()).memberId();
+      String initial = LocalEtcdCluster.initialCluster(cluster.members());
+      // Whether the wiped member panics or catches up from a snapshot depends on which of the
+      // leader's messages comes first: wipe again until it panics.
+      for (int attempt = 1; ; attempt++) {
+        lost.kill();
+        lost.wipeData();
+        lost.startExisting(initial);
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .until(() -> !lost.isRunning() || lost.isHealthy(Duration.ofSeconds(1)));
+        if (!lost.isRunning()) {
+          break;
+        }
+        assertThat(attempt).as("the wiped member caught up every time").isLessThan(10);
+      }
+      assertThat(lost.logTail(200)).contains("out of range");
+
+      etcd.removeMember(key, via, clusterId, lostId);
+      lost.startExisting(initial);
+
+      EtcdHttp http = new EtcdHttp(Duration.ofSeconds(1));
+      await()
+          .atMost(Duration.ofSeconds(15))
+          .until(() -> http.progress(List.of(lost.metricsUrl())).containsKey(lost.metricsUrl()));
+      EtcdHttp.Progress empty = http.progress(List.of(lost.metricsUrl())).get(lost.metricsUrl());
+      System.out.println("removed member on a wiped data dir: " + empty);
+      assertThat(empty.revision()).isEqualTo(1);
+      assertThat(empty.hasLeader()).isFalse();
+      assertThat(lost.isRunning()).isTrue();
+      assertThat(etcd.status(key, lost.clientUrl()).reachable()).isFalse();
+
+      String kept = cluster.member(1).metricsUrl();
+      EtcdHttp.Progress withData = http.progress(List.of(kept)).get(kept);
+      assertThat(withData.revision()).isGreaterThanOrEqualTo(6);
     }
   }
 

@@ -989,6 +989,77 @@ class PlannerTest {
                 "True/QuorumHeld",
                 "False/ScalingUp")),
         row(
+            "seeds 32525, 32621: the pod of a member removed for lost data was replaced before the"
+                + " member came back; it runs the removed ID on an empty data dir: add the learner",
+            target(4),
+            Views.healthy(3).claimOf(3, 0x999, false).pod(3, true, false).answersEmpty(3, 0x999),
+            expect(
+                "ScaleUp",
+                new Step.AddLearner(3, "test-3", Names.peerUrl(NS, NAME, 3)),
+                3,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/ScalingUp")),
+        row(
+            "the same, silent on its client port: its metrics say revision 1, add the learner",
+            target(4),
+            Views.healthy(3).claimOf(3, 0x999, false).pod(3, true, false).onlyMetrics(3, 0, 1),
+            expect(
+                "ScaleUp",
+                new Step.AddLearner(3, "test-3", Names.peerUrl(NS, NAME, 3)),
+                3,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/ScalingUp")),
+        row(
+            "silent, with metrics at a later revision: it holds data, keep it",
+            target(4),
+            Views.healthy(3).claimOf(3, 0x999, false).pod(3, true, false).onlyMetrics(3, 0, 7),
+            expect(
+                "ScaleUp",
+                new Step.Wait(
+                    "pod test-3 runs etcd for a member that is not in the cluster and shows no sign"
+                        + " of lost data: it may hold the only copy of some data, so the operator"
+                        + " neither adds a member there nor deletes its claim"),
+                3,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/ScalingUp")),
+        row(
+            "then: the learner's pod still runs the removed member on the claim: clear the claim",
+            target(4),
+            Views.healthy(3)
+                .learner(3, false)
+                .claimOf(3, 0x999, false)
+                .pod(3, true, false)
+                .answersEmpty(3, 0x999),
+            expect(
+                "StartLearner",
+                new Step.DeleteClaim(
+                    3, "data-test-3", "it holds the data of a former member test-3"),
+                4,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/ScalingUp")),
+        row(
+            "a pod of a removed member that answers with data is not empty: keep it",
+            target(4),
+            Views.healthy(3)
+                .claimOf(3, 0x999, false)
+                .pod(3, true, false)
+                .answersEmpty(3, 0x999)
+                .raftIndex(3, 402),
+            expect(
+                "ScaleUp",
+                new Step.Wait(
+                    "pod test-3 runs etcd for a member that is not in the cluster and shows no sign"
+                        + " of lost data: it may hold the only copy of some data, so the operator"
+                        + " neither adds a member there nor deletes its claim"),
+                3,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/ScalingUp")),
+        row(
             "a learner's pod runs on a former member's claim with no sign of lost data: keep it",
             target(4),
             Views.healthy(3).learner(3, false).claimOf(3, 0x999, false).pod(3, true, false),

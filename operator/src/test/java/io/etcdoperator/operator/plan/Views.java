@@ -494,6 +494,32 @@ final class Views {
     return this;
   }
 
+  /**
+   * The pod of ordinal {@code i} runs etcd for member {@code memberId} on a data dir that holds
+   * nothing: no entry committed, no leader, the store at revision 1.
+   */
+  Views answersEmpty(int i, long memberId) {
+    probes.put(
+        i,
+        new MemberProbe(
+            i,
+            Names.clientUrl(NS, NAME, i),
+            true,
+            null,
+            CLUSTER_ID,
+            memberId,
+            0,
+            0,
+            0,
+            false,
+            VERSION,
+            20480,
+            List.of(),
+            1,
+            0));
+    return this;
+  }
+
   Views raftIndex(int i, long index) {
     MemberProbe p = probes.get(i);
     probes.put(
@@ -542,7 +568,19 @@ final class Views {
     probes.put(
         i,
         MemberProbe.unreachable(i, Names.clientUrl(NS, NAME, i), "deadline exceeded")
-            .withMetricsIndex(index));
+            .withMetrics(index, 0));
+    return this;
+  }
+
+  /**
+   * Member {@code i}'s pod is silent on its client port (etcd serves clients only once it joined);
+   * its metrics report this commit index and key-value revision.
+   */
+  Views onlyMetrics(int i, long index, long revision) {
+    probes.put(
+        i,
+        MemberProbe.unreachable(i, Names.clientUrl(NS, NAME, i), "deadline exceeded")
+            .withMetrics(index, revision));
     return this;
   }
 

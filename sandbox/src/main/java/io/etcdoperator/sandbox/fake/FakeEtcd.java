@@ -114,7 +114,7 @@ public final class FakeEtcd implements AutoCloseable {
   static final String CLUSTER_VERSION = "3.5.0";
   private static final long DB_SIZE = 20_480;
   private static final long DB_SIZE_IN_USE = 16_384;
-  private static final long REVISION = 1;
+  static final long REVISION = 1;
   private static final long FIRST_TERM = 2;
   private static final long INDEX_BASE = 10;
 
@@ -421,6 +421,7 @@ public final class FakeEtcd implements AutoCloseable {
         + gauge("etcd_server_is_leader", s.leader() == m.id ? 1 : 0)
         + gauge("etcd_server_proposals_committed_total", s.index())
         + gauge("etcd_server_proposals_applied_total", s.index())
+        + gauge("etcd_debugging_mvcc_current_revision", REVISION)
         + gauge("etcd_mvcc_db_total_size_in_bytes", DB_SIZE)
         + gauge("etcd_mvcc_db_total_size_in_use_in_bytes", DB_SIZE_IN_USE)
         + "# TYPE etcd_server_version gauge\n"

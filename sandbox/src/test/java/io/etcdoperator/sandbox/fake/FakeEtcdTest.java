@@ -130,7 +130,7 @@ class FakeEtcdTest {
     assertThat(etcdHttp.versions(pod.clientUrl()))
         .contains(new EtcdHttp.Versions("3.5.30", "3.5.0"));
     assertThat(etcdHttp.progress(List.of(pod.metricsUrl())))
-        .containsEntry(pod.metricsUrl(), new EtcdHttp.Progress(12, 12, true));
+        .containsEntry(pod.metricsUrl(), new EtcdHttp.Progress(12, 12, true, FakeEtcd.REVISION));
     assertThat(get(pod.metricsUrl() + "/health?exclude=NOSPACE", HttpClient.Version.HTTP_2))
         .isEqualTo("200 {\"health\":\"true\",\"reason\":\"\"}");
     assertThat(get(pod.metricsUrl() + "/livez", HttpClient.Version.HTTP_2)).isEqualTo("200 ok");
@@ -149,7 +149,8 @@ class FakeEtcdTest {
     assertThat(etcd.status(KEY, pods.get(0).clientUrl()).failure().orElseThrow().failure())
         .isEqualTo(EtcdFailure.DEADLINE_EXCEEDED);
     assertThat(etcdHttp.progress(List.of(pods.get(0).metricsUrl())))
-        .containsEntry(pods.get(0).metricsUrl(), new EtcdHttp.Progress(12, 12, false));
+        .containsEntry(
+            pods.get(0).metricsUrl(), new EtcdHttp.Progress(12, 12, false, FakeEtcd.REVISION));
     for (Pod pod : pods.subList(1, 3)) {
       members.add(fake.start(pod.argv(), pod.env(), NEVER));
     }
