@@ -139,10 +139,21 @@ final class MemberPod {
     return template;
   }
 
-  /** The hash of a pod template, leaving out the hash annotation itself. */
+  /**
+   * The hash of a pod template, leaving out the hash annotation itself and the image of the restore
+   * init container. That container runs the operator's image and does nothing once a member has
+   * data: a new operator version changes it, and would otherwise roll every member of every
+   * restored cluster for nothing. The StatefulSet still gets the new image, so a pod created later
+   * (a scale-up, a replaced member) runs it.
+   */
   static String hash(PodTemplateSpec template) {
     PodTemplateSpec copy = Overlay.copy(template, PodTemplateSpec.class);
     copy.getMetadata().getAnnotations().remove(Names.POD_TEMPLATE_HASH_ANNOTATION);
+    if (copy.getSpec().getInitContainers() != null) {
+      copy.getSpec().getInitContainers().stream()
+          .filter(c -> Names.RESTORE_CONTAINER.equals(c.getName()))
+          .forEach(c -> c.setImage(""));
+    }
     return Overlay.hash(copy);
   }
 

@@ -36,6 +36,38 @@ class RestoreModelTest {
   }
 
   @Test
+  void aNewOperatorImageChangesTheStatefulSetButRollsNoMember() throws Exception {
+    EtcdCluster restored =
+        cluster(
+            """
+            s3:
+              endpoint: https://s3.example.com
+              bucket: backups
+              key: prod/nightly.db
+              credentialsSecretRef: {name: s3}
+            """);
+    EtcdClusterModel before = EtcdClusterModel.of(restored, "example.com/etcd-operator:1.0");
+    EtcdClusterModel after = EtcdClusterModel.of(restored, "example.com/etcd-operator:1.1");
+
+    assertThat(restoreContainer(after).getImage()).isEqualTo("example.com/etcd-operator:1.1");
+    assertThat(after.statefulSet(3)).isNotEqualTo(before.statefulSet(3));
+    assertThat(after.podTemplateHash()).isEqualTo(before.podTemplateHash());
+    // anything else about the restore still rolls the members
+    EtcdClusterModel otherKey =
+        EtcdClusterModel.of(
+            cluster(
+                """
+                s3:
+                  endpoint: https://s3.example.com
+                  bucket: backups
+                  key: prod/weekly.db
+                  credentialsSecretRef: {name: s3}
+                """),
+            "example.com/etcd-operator:1.0");
+    assertThat(otherKey.podTemplateHash()).isNotEqualTo(before.podTemplateHash());
+  }
+
+  @Test
   void anS3SourceRestoresEveryMemberBeforeEtcdStarts() throws Exception {
     EtcdClusterModel m =
         EtcdClusterModel.of(
