@@ -11,10 +11,15 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.openshift.api.model.monitoring.v1.PodMetricsEndpoint;
+import io.fabric8.openshift.api.model.monitoring.v1.PodMonitorSpec;
+import io.fabric8.openshift.api.model.monitoring.v1.PrometheusRuleSpec;
+import io.fabric8.openshift.api.model.monitoring.v1.Rule;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -32,13 +37,15 @@ import org.junit.jupiter.api.io.TempDir;
  * options, environment; the image's jar is the product jar built here), with the projected
  * ServiceAccount token and the cluster's CA at the in-cluster path, the API server's address in the
  * environment, no kubeconfig, and the chart's 512 MiB memory limit, which the JVM sees. The chart's
- * probes make the pods Ready; one of the two leads. Then: a 3-member cluster becomes Ready; the
- * leader's pod is deleted and the other replica takes over within the lease's 15 s (the stopping
- * leader releases it; the gap is printed) while the Deployment replaces the pod; {@code helm
- * upgrade} to a new operator version (here an image tag) replaces both operator pods and no member,
- * and a second cluster becomes Ready under the new version; {@code helm uninstall} leaves both
- * clusters' members running; installing again adopts them without restarting any member, and a
- * third cluster becomes Ready.
+ * probes make the pods Ready; one of the two leads. With the prometheus-operator's CRDs installed
+ * ({@link MonitoringCrds}), the chart's PodMonitor selects the operator's pods at a port serving
+ * its metrics, and its PrometheusRule holds every alert of its template. Then: a 3-member cluster
+ * becomes Ready; the leader's pod is deleted and the other replica takes over within the lease's 15
+ * s (the stopping leader releases it; the gap is printed) while the Deployment replaces the pod;
+ * {@code helm upgrade} to a new operator version (here an image tag) replaces both operator pods
+ * and no member, and a second cluster becomes Ready under the new version; {@code helm uninstall}
+ * leaves both clusters' members running; installing again adopts them without restarting any
+ * member, and a third cluster becomes Ready.
  *
  * <p>The sandbox installs {@code deploy/cluster-scope.yaml}'s RBAC for an operator of its own; it
  * is deleted first, as a user's cluster has none, so that the chart's objects are the ones the
@@ -59,6 +66,7 @@ class ChartE2EIT {
     try (E2E e2e = E2E.withoutOperator(config)) {
       KubernetesClient k = e2e.client();
       removeTheSandboxsOwnRbac(k);
+      MonitoringCrds.install(k, dir.resolve("monitoring-crds"));
       Path kubeconfig = config.kubeconfig();
 
       long installed = System.nanoTime();
@@ -67,6 +75,8 @@ class ChartE2EIT {
       System.out.printf(
           "chart: helm install -> 2 operator pods Ready in %d ms%n",
           (System.nanoTime() - installed) / 1_000_000);
+      podMonitorScrapesTheOperatorsPods(k);
+      prometheusRuleHasEveryAlert(k);
       Pod operatorPod = operatorPods(k).get(0);
       assertThat(operatorPod.getSpec().getContainers().get(0).getImage())
           .isEqualTo("localhost/etcd-operator:e2e");
@@ -204,7 +214,84 @@ class ChartE2EIT {
         .createNamespace()
         .withKubeConfig(kubeconfig)
         .set("image.tag", "e2e")
+        .set("metrics.podMonitor.enabled", true)
+        .set("metrics.prometheusRule.enabled", true)
         .call();
+  }
+
+  /**
+   * The chart's PodMonitor, as the API server kept it: its selector picks exactly the operator's
+   * pods, and each endpoint names a port of theirs where the operator's metrics are served.
+   */
+  private static void podMonitorScrapesTheOperatorsPods(KubernetesClient k) throws Exception {
+    PodMonitorSpec spec =
+        k.resources(MonitoringCrds.PodMonitor.class)
+            .inNamespace(NS)
+            .withName(RELEASE)
+            .require()
+            .getSpec();
+    List<String> selected =
+        k
+            .pods()
+            .inNamespace(NS)
+            .withLabels(spec.getSelector().getMatchLabels())
+            .list()
+            .getItems()
+            .stream()
+            .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
+            .map(p -> p.getMetadata().getName())
+            .sorted()
+            .toList();
+    assertThat(selected)
+        .isEqualTo(operatorPods(k).stream().map(p -> p.getMetadata().getName()).sorted().toList());
+    assertThat(spec.getPodMetricsEndpoints()).isNotEmpty();
+    for (PodMetricsEndpoint endpoint : spec.getPodMetricsEndpoints()) {
+      assertThat(endpoint.getHonorLabels()).as("honorLabels, kept by the schema").isTrue();
+      for (Pod pod : operatorPods(k)) {
+        int port =
+            pod.getSpec().getContainers().stream()
+                .flatMap(c -> c.getPorts().stream())
+                .filter(cp -> endpoint.getPort().equals(cp.getName()))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no port named " + endpoint.getPort()))
+                .getContainerPort();
+        assertThat(scrape(pod, port, endpoint.getPath())).contains("etcd_operator_");
+      }
+    }
+  }
+
+  /** The chart's PrometheusRule, as the API server kept it: every alert its template defines. */
+  private static void prometheusRuleHasEveryAlert(KubernetesClient k) throws Exception {
+    PrometheusRuleSpec spec =
+        k.resources(MonitoringCrds.PrometheusRule.class)
+            .inNamespace(NS)
+            .withName(RELEASE)
+            .require()
+            .getSpec();
+    long inTemplate =
+        Files.readString(CHART.resolve("templates/prometheusrule.yaml"))
+            .lines()
+            .filter(l -> l.trim().startsWith("- alert:"))
+            .count();
+    List<Rule> rules = spec.getGroups().stream().flatMap(g -> g.getRules().stream()).toList();
+    assertThat(rules).hasSize((int) inTemplate);
+    assertThat(rules)
+        .allSatisfy(
+            r -> {
+              assertThat(r.getAlert()).isNotBlank();
+              assertThat(r.getExpr().getStrVal()).contains("etcd_operator_");
+            });
+  }
+
+  private static String scrape(Pod pod, int port, String path) throws Exception {
+    return HttpClient.newHttpClient()
+        .send(
+            HttpRequest.newBuilder(
+                    URI.create("http://" + pod.getStatus().getPodIP() + ":" + port + path))
+                .timeout(Duration.ofSeconds(10))
+                .build(),
+            HttpResponse.BodyHandlers.ofString())
+        .body();
   }
 
   /** The objects of deploy/cluster-scope.yaml but its Namespace, which the sandbox made. */
