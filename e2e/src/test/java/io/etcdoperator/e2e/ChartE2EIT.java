@@ -22,6 +22,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -37,15 +38,16 @@ import org.junit.jupiter.api.io.TempDir;
  * options, environment; the image's jar is the product jar built here), with the projected
  * ServiceAccount token and the cluster's CA at the in-cluster path, the API server's address in the
  * environment, no kubeconfig, and the chart's 512 MiB memory limit, which the JVM sees. The chart's
- * probes make the pods Ready; one of the two leads. With the prometheus-operator's CRDs installed
- * ({@link MonitoringCrds}), the chart's PodMonitor selects the operator's pods at a port serving
- * its metrics, and its PrometheusRule holds every alert of its template. Then: a 3-member cluster
- * becomes Ready; the leader's pod is deleted and the other replica takes over within the lease's 15
- * s (the stopping leader releases it; the gap is printed) while the Deployment replaces the pod;
- * {@code helm upgrade} to a new operator version (here an image tag) replaces both operator pods
- * and no member, and a second cluster becomes Ready under the new version; {@code helm uninstall}
- * leaves both clusters' members running; installing again adopts them without restarting any
- * member, and a third cluster becomes Ready.
+ * probes make the pods Ready; one of the two leads. Their ServiceAccount tokens expire after 12 s
+ * and the kubelet renews them (an hour on a real cluster): the operator reads its token again. With
+ * the prometheus-operator's CRDs installed ({@link MonitoringCrds}), the chart's PodMonitor selects
+ * the operator's pods at a port serving its metrics, and its PrometheusRule holds every alert of
+ * its template. Then: a 3-member cluster becomes Ready; the leader's pod is deleted and the other
+ * replica takes over within the lease's 15 s (the stopping leader releases it; the gap is printed)
+ * while the Deployment replaces the pod; {@code helm upgrade} to a new operator version (here an
+ * image tag) replaces both operator pods and no member, and a second cluster becomes Ready under
+ * the new version; {@code helm uninstall} leaves both clusters' members running; installing again
+ * adopts them without restarting any member, and a third cluster becomes Ready.
  *
  * <p>The sandbox installs {@code deploy/cluster-scope.yaml}'s RBAC for an operator of its own; it
  * is deleted first, as a user's cluster has none, so that the chart's objects are the ones the
@@ -58,11 +60,14 @@ class ChartE2EIT {
 
   @TempDir Path dir;
 
+  /** The lifetime of the pods' ServiceAccount tokens here (an hour on a real cluster). */
+  private static final Duration TOKEN_TTL = Duration.ofSeconds(12);
+
   @Test
   void theChartsDeploymentRunsTheImageElectsALeaderAndSurvivesReinstalling() throws Exception {
     assertThat(ProductOperator.JAR).as("the product jar, built before this module").exists();
     System.setProperty("etcd-operator.image.jar", ProductOperator.JAR.toAbsolutePath().toString());
-    SandboxConfig config = SandboxConfig.defaults(dir.resolve("sandbox"));
+    SandboxConfig config = SandboxConfig.defaults(dir.resolve("sandbox")).withTokenTtl(TOKEN_TTL);
     try (E2E e2e = E2E.withoutOperator(config)) {
       KubernetesClient k = e2e.client();
       removeTheSandboxsOwnRbac(k);
@@ -103,6 +108,18 @@ class ChartE2EIT {
         assertThat(gap).as("handover after the leader's pod was deleted, ms").isLessThan(15_000);
         awaitAvailable(k, 2);
 
+        // the new leader's first token has expired by now: it reads the renewed one and acts
+        Instant nextStarted =
+            Instant.parse(
+                k.pods().inNamespace(NS).withName(next).get().getMetadata().getCreationTimestamp());
+        await()
+            .atMost(TOKEN_TTL.plusSeconds(10))
+            .until(() -> Instant.now().isAfter(nextStarted.plus(TOKEN_TTL).plusSeconds(2)));
+        e2e.apply(ONE_MEMBER.formatted("late", E2E.NS));
+        try (Cluster late = new Cluster(e2e, "late")) {
+          late.awaitConverged(1, 1, Duration.ofMinutes(2));
+        }
+
         // a new operator version (here a new image tag): the operator's pods are replaced one by
         // one, the members are not
         new Helm(CHART)
@@ -140,7 +157,7 @@ class ChartE2EIT {
             .atMost(Duration.ofSeconds(60))
             .until(() -> operatorPods(k).isEmpty() && deployment(k) == null);
         Map<String, String> before = memberPods(k);
-        assertThat(before).containsAllEntriesOf(members).hasSize(6);
+        assertThat(before).containsAllEntriesOf(members).hasSize(7);
         assertThat(test.converged(1, 3)).as("test still Ready with no operator").isTrue();
         install(kubeconfig);
         awaitAvailable(k, 2);
@@ -184,18 +201,8 @@ class ChartE2EIT {
       assertThat(k.rbac().clusterRoles().withName(RELEASE).get()).isNull();
       assertThat(k.rbac().roles().inNamespace(E2E.NS).withName(RELEASE).get()).isNotNull();
 
-      String one =
-          """
-          apiVersion: etcd.aenix.io/v1alpha1
-          kind: EtcdCluster
-          metadata:
-            name: one
-            namespace: %s
-          spec:
-            replicas: 1
-          """;
-      e2e.apply(one.formatted("team-b"));
-      e2e.apply(one.formatted(E2E.NS));
+      e2e.apply(ONE_MEMBER.formatted("one", "team-b"));
+      e2e.apply(ONE_MEMBER.formatted("one", E2E.NS));
       try (Cluster watched = new Cluster(e2e, "one")) {
         watched.awaitConverged(1, 1, Duration.ofMinutes(2));
       }
@@ -205,6 +212,17 @@ class ChartE2EIT {
           .isNull();
     }
   }
+
+  private static final String ONE_MEMBER =
+      """
+      apiVersion: etcd.aenix.io/v1alpha1
+      kind: EtcdCluster
+      metadata:
+        name: %s
+        namespace: %s
+      spec:
+        replicas: 1
+      """;
 
   private static void install(Path kubeconfig) {
     new Helm(CHART)

@@ -203,7 +203,7 @@ public final class Sandbox implements AutoCloseable {
         new Kubelet.ApiAccess(
             front.getHost(),
             front.getPort(),
-            (ns, sa) -> api.issueToken(Identity.serviceAccount(ns, sa))));
+            (ns, sa, expires) -> api.issueToken(Identity.serviceAccount(ns, sa), expires)));
     kubelet.start();
     api.setPodProcesses(
         (ns, pod) -> {

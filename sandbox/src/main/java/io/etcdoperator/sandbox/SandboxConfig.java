@@ -36,6 +36,9 @@ import java.util.stream.IntStream;
  *     clusters only, never for a test of correctness
  * @param peerLinks members of one cluster reach each other through the sandbox's links ({@link
  *     io.etcdoperator.sandbox.net.PeerLinks}), which faults can cut or slow (off by default)
+ * @param tokenTtl the lifetime of the ServiceAccount tokens the kubelet puts in pods, shorter than
+ *     the {@code expirationSeconds} they ask for (null: as asked, an hour by default; the API
+ *     server never extends them): tests shorten it to see a pod's process read its token again
  */
 public record SandboxConfig(
     Path stateDir,
@@ -50,7 +53,8 @@ public record SandboxConfig(
     Duration defaultTolerationSeconds,
     Duration nodeLeaseRenewInterval,
     boolean fakeEtcd,
-    boolean peerLinks) {
+    boolean peerLinks,
+    Duration tokenTtl) {
 
   /** The RBAC of {@code deploy/cluster-scope.yaml}: the operator watches every namespace. */
   public static final String CLUSTER_SCOPE = "cluster-scope.yaml";
@@ -73,7 +77,8 @@ public record SandboxConfig(
         Duration.ofSeconds(300),
         Duration.ofSeconds(10),
         false,
-        false);
+        false,
+        null);
   }
 
   public SandboxConfig withRestartBackoff(Duration base, Duration max) {
@@ -90,7 +95,8 @@ public record SandboxConfig(
         defaultTolerationSeconds,
         nodeLeaseRenewInterval,
         fakeEtcd,
-        peerLinks);
+        peerLinks,
+        tokenTtl);
   }
 
   public SandboxConfig withMaxGracePeriod(Duration grace) {
@@ -107,7 +113,8 @@ public record SandboxConfig(
         defaultTolerationSeconds,
         nodeLeaseRenewInterval,
         fakeEtcd,
-        peerLinks);
+        peerLinks,
+        tokenTtl);
   }
 
   /** The number of nodes, {@code node-0} ... {@code node-<count-1>}; at least 1. */
@@ -128,7 +135,8 @@ public record SandboxConfig(
         defaultTolerationSeconds,
         nodeLeaseRenewInterval,
         fakeEtcd,
-        peerLinks);
+        peerLinks,
+        tokenTtl);
   }
 
   /**
@@ -151,7 +159,8 @@ public record SandboxConfig(
         defaultToleration,
         renewInterval,
         fakeEtcd,
-        peerLinks);
+        peerLinks,
+        tokenTtl);
   }
 
   /**
@@ -173,7 +182,8 @@ public record SandboxConfig(
         defaultTolerationSeconds,
         nodeLeaseRenewInterval,
         fakeEtcd,
-        peerLinks);
+        peerLinks,
+        tokenTtl);
   }
 
   /** Etcd containers answered by the load generator, for a benchmark (see {@link #fakeEtcd}). */
@@ -191,7 +201,8 @@ public record SandboxConfig(
         defaultTolerationSeconds,
         nodeLeaseRenewInterval,
         true,
-        peerLinks);
+        peerLinks,
+        tokenTtl);
   }
 
   /**
@@ -211,7 +222,8 @@ public record SandboxConfig(
         defaultTolerationSeconds,
         nodeLeaseRenewInterval,
         fakeEtcd,
-        true);
+        true,
+        tokenTtl);
   }
 
   /** The name of node {@code i}: {@code node-<i>}. */
@@ -222,6 +234,25 @@ public record SandboxConfig(
   /** The names of this sandbox's nodes, in order. */
   public List<String> nodeNames() {
     return IntStream.range(0, nodes).mapToObj(SandboxConfig::nodeName).toList();
+  }
+
+  /** ServiceAccount tokens in pods expire after {@code ttl}; the kubelet renews them at 80 %. */
+  public SandboxConfig withTokenTtl(Duration ttl) {
+    return new SandboxConfig(
+        stateDir,
+        etcdBinaries,
+        restartBackoff,
+        maxRestartBackoff,
+        maxGracePeriod,
+        resync,
+        rbacManifest,
+        nodes,
+        nodeMonitorGracePeriod,
+        defaultTolerationSeconds,
+        nodeLeaseRenewInterval,
+        fakeEtcd,
+        peerLinks,
+        ttl);
   }
 
   /**
@@ -241,7 +272,8 @@ public record SandboxConfig(
         defaultTolerationSeconds,
         nodeLeaseRenewInterval,
         fakeEtcd,
-        peerLinks);
+        peerLinks,
+        tokenTtl);
   }
 
   /** The tag every process of a sandbox in this state directory carries (see ProcessSweeper). */

@@ -15,6 +15,7 @@ import io.fabric8.mockwebserver.http.Buffer;
 import io.fabric8.mockwebserver.http.Headers;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import java.net.InetAddress;
+import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.logging.Level;
@@ -110,6 +111,11 @@ public final class ApiServer implements AutoCloseable {
   /** A new bearer token that authenticates as the identity. */
   public String issueToken(Identity identity) {
     return dispatcher.authenticator().issue(identity);
+  }
+
+  /** A new bearer token that authenticates as the identity until {@code expires}. */
+  public String issueToken(Identity identity, Instant expires) {
+    return dispatcher.authenticator().issue(identity, expires);
   }
 
   /** What a non-administrator has asked this server for so far. */

@@ -34,7 +34,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.BiFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -294,7 +293,19 @@ public final class Kubelet implements AutoCloseable {
    * @param port the port of {@code KUBERNETES_SERVICE_PORT}
    * @param tokens issues a bearer token for a ServiceAccount (namespace, name)
    */
-  public record ApiAccess(String host, int port, BiFunction<String, String, String> tokens) {}
+  public record ApiAccess(String host, int port, TokenIssuer tokens) {}
+
+  /** The TokenRequest API, as the kubelet calls it. */
+  @FunctionalInterface
+  public interface TokenIssuer {
+    /** A token of the ServiceAccount that authenticates until {@code expires}. */
+    String issue(String namespace, String serviceAccount, Instant expires);
+  }
+
+  /**
+   * A token a pod holds, and when the kubelet renews it (at 80 % of its lifetime, as a real one).
+   */
+  record PodToken(String value, Instant renewAt) {}
 
   private volatile ApiAccess apiAccess;
 
@@ -308,15 +319,25 @@ public final class Kubelet implements AutoCloseable {
   }
 
   /**
-   * A token for the pod's ServiceAccount, as a kubelet asks the TokenRequest API for one. Unlike a
-   * real one, it is not bound to the pod and does not expire.
+   * A token for the pod's ServiceAccount, as a kubelet asks the TokenRequest API for one: it
+   * expires after the seconds the volume asks for (or the sandbox's shorter {@link
+   * SandboxConfig#tokenTtl}), and the kubelet writes a new one at 80 % of that. Unlike a real one,
+   * it is not bound to the pod.
    */
-  String serviceAccountToken(String namespace, String serviceAccount, String podUid) {
+  PodToken serviceAccountToken(String namespace, String serviceAccount, Long expirationSeconds) {
     ApiAccess api = apiAccess;
     if (api == null) {
       throw new IllegalStateException("the kubelet was given no API access to make tokens with");
     }
-    return api.tokens().apply(namespace, serviceAccount == null ? "default" : serviceAccount);
+    Duration ttl = Duration.ofSeconds(expirationSeconds == null ? 3600 : expirationSeconds);
+    if (config.tokenTtl() != null && config.tokenTtl().compareTo(ttl) < 0) {
+      ttl = config.tokenTtl();
+    }
+    Instant now = Instant.now();
+    String token =
+        api.tokens()
+            .issue(namespace, serviceAccount == null ? "default" : serviceAccount, now.plus(ttl));
+    return new PodToken(token, now.plus(ttl.multipliedBy(4).dividedBy(5)));
   }
 
   /** Lookups of what pods reference, read fresh from the API. */

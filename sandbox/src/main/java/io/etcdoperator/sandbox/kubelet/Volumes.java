@@ -14,6 +14,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Comparator;
@@ -31,8 +32,8 @@ import java.util.stream.Stream;
  * configMap and secret volumes live in the pod's own directory and are deleted with the pod;
  * hostPath is the path itself; downwardAPI and projected volumes (secret, configMap, downwardAPI
  * and serviceAccountToken sources) are written into the pod's directory like configMap volumes, the
- * token once per pod (see {@link Kubelet#serviceAccountToken}). A pod's fsGroup is applied to every
- * volume but hostPath ({@link #applyFsGroup}).
+ * token again when it is due for renewal (see {@link Kubelet#serviceAccountToken}). A pod's fsGroup
+ * is applied to every volume but hostPath ({@link #applyFsGroup}).
  */
 final class Volumes {
   /** A volume cannot be provided yet (its claim is missing, say); the pod waits. */
@@ -53,7 +54,7 @@ final class Volumes {
   private final Long fsGroup;
 
   /** The token each serviceAccountToken volume holds, by volume name. */
-  private final Map<String, String> tokens;
+  private final Map<String, Kubelet.PodToken> tokens;
 
   private Volumes(
       Path podDir,
@@ -62,7 +63,7 @@ final class Volumes {
       Map<String, Volume> projected,
       Pod pod,
       Long fsGroup,
-      Map<String, String> tokens) {
+      Map<String, Kubelet.PodToken> tokens) {
     this.podDir = podDir;
     this.byName = byName;
     this.claims = claims;
@@ -98,7 +99,7 @@ final class Volumes {
   }
 
   private static Map<String, AtomicFiles.Entry> files(
-      Kubelet kubelet, Pod pod, Volume v, Map<String, String> tokens) {
+      Kubelet kubelet, Pod pod, Volume v, Map<String, Kubelet.PodToken> tokens) {
     String ns = pod.getMetadata().getNamespace();
     Map<String, AtomicFiles.Entry> files = new TreeMap<>();
     if (v.getSecret() != null) {
@@ -134,16 +135,20 @@ final class Volumes {
         } else if (source.getDownwardAPI() != null) {
           downward(pod, source.getDownwardAPI().getItems(), mode, files);
         } else if (source.getServiceAccountToken() != null) {
-          // one token per pod and volume, made when the volume is first written (never rotated)
-          String token =
-              tokens.computeIfAbsent(
+          // one token per pod and volume, made when the volume is first written and made again
+          // by the refresh that finds it due for renewal
+          Long seconds = source.getServiceAccountToken().getExpirationSeconds();
+          Kubelet.PodToken token =
+              tokens.compute(
                   v.getName(),
-                  k ->
-                      kubelet.serviceAccountToken(
-                          ns, pod.getSpec().getServiceAccountName(), pod.getMetadata().getUid()));
+                  (k, held) ->
+                      held != null && Instant.now().isBefore(held.renewAt())
+                          ? held
+                          : kubelet.serviceAccountToken(
+                              ns, pod.getSpec().getServiceAccountName(), seconds));
           files.put(
               source.getServiceAccountToken().getPath(),
-              new AtomicFiles.Entry(token.getBytes(StandardCharsets.UTF_8), mode));
+              new AtomicFiles.Entry(token.value().getBytes(StandardCharsets.UTF_8), mode));
         }
       }
     } else {
@@ -284,7 +289,7 @@ final class Volumes {
     Map<String, Path> byName = new HashMap<>();
     Map<String, Path> claims = new HashMap<>();
     Map<String, Volume> projected = new HashMap<>();
-    Map<String, String> tokens = new ConcurrentHashMap<>();
+    Map<String, Kubelet.PodToken> tokens = new ConcurrentHashMap<>();
     List<Volume> volumes =
         pod.getSpec().getVolumes() == null ? List.of() : pod.getSpec().getVolumes();
     var psc = pod.getSpec().getSecurityContext();
