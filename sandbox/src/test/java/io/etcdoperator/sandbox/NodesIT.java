@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.etcdoperator.sandbox.kubelet.PodHandle;
+import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import io.fabric8.kubernetes.api.model.Node;
@@ -618,6 +619,96 @@ class NodesIT {
                 + locVolume.getMetadata().getName()
                 + "\".");
     assertThat(sandbox.kubelet().nodes()).containsExactlyInAnyOrder("node-1", "node-2");
+  }
+
+  private void claim(String name, String accessMode) {
+    k.persistentVolumeClaims()
+        .resource(
+            new io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .withNamespace("default")
+                .endMetadata()
+                .withNewSpec()
+                .withAccessModes(accessMode)
+                .withNewResources()
+                .withRequests(
+                    Map.of("storage", new io.fabric8.kubernetes.api.model.Quantity("1Gi")))
+                .endResources()
+                .endSpec()
+                .build())
+        .create();
+  }
+
+  /** A pod on {@code node} (no scheduler) that mounts the claim. */
+  private void podOn(String name, String node, String claim) {
+    Container c = Manifests.shell("main", "exec sleep 3600");
+    c.setVolumeMounts(
+        List.of(new VolumeMountBuilder().withName("data").withMountPath("/data").build()));
+    k.pods()
+        .resource(
+            new PodBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .withNamespace("default")
+                .endMetadata()
+                .withNewSpec()
+                .withNodeName(node)
+                .withTerminationGracePeriodSeconds(1L)
+                .withContainers(c)
+                .addNewVolume()
+                .withName("data")
+                .withNewPersistentVolumeClaim()
+                .withClaimName(claim)
+                .endPersistentVolumeClaim()
+                .endVolume()
+                .endSpec()
+                .build())
+        .create();
+  }
+
+  private static String waitingMessage(Pod p) {
+    return p == null
+            || p.getStatus() == null
+            || p.getStatus().getContainerStatuses() == null
+            || p.getStatus().getContainerStatuses().isEmpty()
+            || p.getStatus().getContainerStatuses().get(0).getState().getWaiting() == null
+        ? ""
+        : String.valueOf(
+            p.getStatus().getContainerStatuses().get(0).getState().getWaiting().getMessage());
+  }
+
+  @Test
+  void aReadWriteOnceVolumeIsAttachedToOneNodeAtATime() {
+    start(3);
+    claim("once", "ReadWriteOnce");
+    podOn("a", "node-0", "once");
+    awaitPod("a", NodesIT::ready);
+
+    // another node: Multi-Attach while a uses it, attached once a is gone
+    podOn("b", "node-1", "once");
+    awaitPod("b", p -> waitingMessage(p).contains("Volume is already used by pod(s) a"));
+    assertThat(waitingMessage(pod("b"))).startsWith("Multi-Attach error for volume \"pvc-");
+    k.pods().inNamespace("default").withName("a").delete();
+    awaitPod("b", NodesIT::ready);
+
+    // b's node goes down and b is force-deleted: the volume stays attached to node-1 (6 minutes
+    // on a real cluster), until the node is back
+    sandbox.faults().nodeDown("node-1");
+    k.pods().inNamespace("default").withName("b").withGracePeriod(0).delete();
+    await().atMost(Duration.ofSeconds(20)).until(() -> pod("b") == null);
+    podOn("c", "node-2", "once");
+    awaitPod(
+        "c", p -> waitingMessage(p).contains("Volume is already exclusively attached to one node"));
+    sandbox.faults().nodeUp("node-1");
+    awaitPod("c", NodesIT::ready);
+
+    // a volume several nodes may mount: both pods run
+    claim("many", "ReadWriteMany");
+    podOn("d", "node-0", "many");
+    podOn("e", "node-2", "many");
+    awaitPod("d", NodesIT::ready);
+    awaitPod("e", NodesIT::ready);
   }
 
   @Test

@@ -27,6 +27,7 @@ import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListSet;
@@ -191,6 +192,91 @@ public final class Kubelet implements AutoCloseable {
       }
     }
     LOG.info("node {} is down", node);
+  }
+
+  // --- volume attachment ---
+
+  /**
+   * How long a volume stays attached to a node that is down after its last pod there is gone, as
+   * the attach/detach controller's maxWaitForUnmountDuration (6 minutes): its kubelet never says it
+   * unmounted it.
+   */
+  static final Duration FORCE_DETACH_AFTER = Duration.ofMinutes(6);
+
+  /** The node a ReadWriteOnce claim's volume is attached to, and when a down node lets it go. */
+  private record Attachment(String node, Instant detachAt) {}
+
+  /** By claim UID. */
+  private final Map<String, Attachment> attachments = new ConcurrentHashMap<>();
+
+  /**
+   * Attaches the claim's volume to the pod's node, as the attach/detach controller does, or says
+   * why it cannot (the pod waits in ContainerCreating, and the kubelet tries again). A volume that
+   * only one node may use at a time (no ReadWriteMany or ReadOnlyMany access mode) is not attached
+   * to a second node while a pod on another node still uses it (Terminating too), nor, when that
+   * node is down, until 6 minutes after its last pod there was seen gone: the {@code Multi-Attach
+   * error} of a real cluster.
+   */
+  synchronized Optional<String> attach(PersistentVolumeClaim claim, Pod pod) {
+    List<String> modes =
+        claim.getSpec() == null || claim.getSpec().getAccessModes() == null
+            ? List.of()
+            : claim.getSpec().getAccessModes();
+    if (modes.isEmpty() || modes.contains("ReadWriteMany") || modes.contains("ReadOnlyMany")) {
+      return Optional.empty();
+    }
+    String node = pod.getSpec().getNodeName();
+    String volume = claim.getSpec().getVolumeName();
+    String ns = pod.getMetadata().getNamespace();
+    String claimName = claim.getMetadata().getName();
+    List<String> users = new ArrayList<>();
+    for (Pod other : podInformer == null ? List.<Pod>of() : podInformer.getStore().list()) {
+      String phase = other.getStatus() == null ? null : other.getStatus().getPhase();
+      if (ns.equals(other.getMetadata().getNamespace())
+          && !other.getMetadata().getUid().equals(pod.getMetadata().getUid())
+          && other.getSpec().getNodeName() != null
+          && !other.getSpec().getNodeName().equals(node)
+          && !"Succeeded".equals(phase)
+          && !"Failed".equals(phase)
+          && usesClaim(other, claimName)) {
+        users.add(other.getMetadata().getName());
+      }
+    }
+    if (!users.isEmpty()) {
+      return Optional.of(
+          "Multi-Attach error for volume \""
+              + volume
+              + "\" Volume is already used by pod(s) "
+              + String.join(", ", users));
+    }
+    String uid = claim.getMetadata().getUid();
+    Attachment held = attachments.get(uid);
+    if (held != null && !held.node().equals(node) && isDown(held.node())) {
+      Instant now = Instant.now();
+      if (held.detachAt() == null) {
+        held = new Attachment(held.node(), now.plus(FORCE_DETACH_AFTER));
+        attachments.put(uid, held);
+      }
+      if (now.isBefore(held.detachAt())) {
+        return Optional.of(
+            "Multi-Attach error for volume \""
+                + volume
+                + "\" Volume is already exclusively attached to one node ("
+                + held.node()
+                + ", not ready) and can't be attached to another");
+      }
+    }
+    attachments.put(uid, new Attachment(node, null));
+    return Optional.empty();
+  }
+
+  private static boolean usesClaim(Pod pod, String claimName) {
+    return pod.getSpec().getVolumes() != null
+        && pod.getSpec().getVolumes().stream()
+            .anyMatch(
+                v ->
+                    v.getPersistentVolumeClaim() != null
+                        && claimName.equals(v.getPersistentVolumeClaim().getClaimName()));
   }
 
   /** Whether {@code node} is down ({@link #nodeDown}) and not up again. */

@@ -21,6 +21,7 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -308,6 +309,10 @@ final class Volumes {
         }
         if (claim.getStatus() == null || !"Bound".equals(claim.getStatus().getPhase())) {
           throw new NotReady("persistentvolumeclaim \"" + claimName + "\" is not bound yet");
+        }
+        Optional<String> attachError = kubelet.attach(claim, pod);
+        if (attachError.isPresent()) {
+          throw new NotReady(attachError.get());
         }
         dir = kubelet.config().claimDir(claim);
         Files.createDirectories(dir);
