@@ -20,13 +20,13 @@ import org.junit.jupiter.api.io.TempDir;
  * cluster has few; PersistentVolumes it only reads one at a time).
  *
  * <p>The product jar runs in a process of its own ({@link ProductOperator}), as in {@link
- * UnrelatedSecretsE2EIT}, with one single-member cluster. Then {@code unrelated.pods} pods (1,000
- * in README's command, 10,000 with {@code -Plong}) are created in another namespace, each for a
- * scheduler that does not run here so that they stay Pending (the sandbox would otherwise start a
- * process for each, and its scheduler, unlike the real one, retries every unschedulable pod at
- * every pass); then the member's pod is deleted, and the cluster must be Ready again (the operator
- * still reacts). The live heap (after a full collection) grows by less than 5 MiB, and the operator
- * holds no Pod object but its member's.
+ * UnrelatedSecretsE2EIT}, with one single-member cluster. Then {@code unrelated.pods} pods (10,000
+ * with {@code -Plong}, which alone runs this measurement; 1,000 run alone) are created in another
+ * namespace, each for a scheduler that does not run here so that they stay Pending (the sandbox
+ * would otherwise start a process for each, and its scheduler, unlike the real one, retries every
+ * unschedulable pod at every pass); then the member's pod is deleted, and the cluster must be Ready
+ * again (the operator still reacts). The live heap (after a full collection) grows by less than 5
+ * MiB, and the operator holds no Pod object but its member's.
  */
 class UnrelatedPodsE2EIT {
   static final int PODS = Integer.getInteger("unrelated.pods", 1000);
