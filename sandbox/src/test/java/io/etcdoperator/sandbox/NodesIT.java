@@ -621,7 +621,8 @@ class NodesIT {
     assertThat(sandbox.kubelet().nodes()).containsExactlyInAnyOrder("node-1", "node-2");
   }
 
-  private void claim(String name, String accessMode) {
+  /** A claim of 1 Gi of the storage class ({@code null}: the default, network storage). */
+  private void claim(String name, String accessMode, String storageClass) {
     k.persistentVolumeClaims()
         .resource(
             new io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder()
@@ -630,6 +631,7 @@ class NodesIT {
                 .withNamespace("default")
                 .endMetadata()
                 .withNewSpec()
+                .withStorageClassName(storageClass)
                 .withAccessModes(accessMode)
                 .withNewResources()
                 .withRequests(
@@ -681,7 +683,7 @@ class NodesIT {
   @Test
   void aReadWriteOnceVolumeIsAttachedToOneNodeAtATime() {
     start(3);
-    claim("once", "ReadWriteOnce");
+    claim("once", "ReadWriteOnce", null);
     podOn("a", "node-0", "once");
     awaitPod("a", NodesIT::ready);
 
@@ -704,7 +706,7 @@ class NodesIT {
     awaitPod("c", NodesIT::ready);
 
     // a volume several nodes may mount: both pods run
-    claim("many", "ReadWriteMany");
+    claim("many", "ReadWriteMany", null);
     podOn("d", "node-0", "many");
     podOn("e", "node-2", "many");
     awaitPod("d", NodesIT::ready);
@@ -715,23 +717,7 @@ class NodesIT {
   void aLocalClaimWaitsForItsFirstPodAndPinsItToItsNode() {
     start(3);
     // a claim of the local class with no pod stays Pending
-    k.persistentVolumeClaims()
-        .resource(
-            new io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder()
-                .withNewMetadata()
-                .withName("unused")
-                .withNamespace("default")
-                .endMetadata()
-                .withNewSpec()
-                .withStorageClassName(Sandbox.LOCAL_STORAGE_CLASS)
-                .withAccessModes("ReadWriteOnce")
-                .withNewResources()
-                .withRequests(
-                    Map.of("storage", new io.fabric8.kubernetes.api.model.Quantity("1Gi")))
-                .endResources()
-                .endSpec()
-                .build())
-        .create();
+    claim("unused", "ReadWriteOnce", Sandbox.LOCAL_STORAGE_CLASS);
     create(set("pin", 1, Sandbox.LOCAL_STORAGE_CLASS));
     Pod first = awaitPod("pin-0", NodesIT::ready);
     String home = nodeOf(first);

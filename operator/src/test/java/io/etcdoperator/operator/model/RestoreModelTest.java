@@ -28,6 +28,16 @@ class RestoreModelTest {
     return c;
   }
 
+  /** An S3 source, as a user writes it. */
+  static final String NIGHTLY =
+      """
+      s3:
+        endpoint: https://s3.example.com
+        bucket: backups
+        key: prod/nightly.db
+        credentialsSecretRef: {name: s3}
+      """;
+
   static Container restoreContainer(EtcdClusterModel m) {
     return m.podTemplate().getSpec().getInitContainers().stream()
         .filter(c -> c.getName().equals(Names.RESTORE_CONTAINER))
@@ -37,15 +47,7 @@ class RestoreModelTest {
 
   @Test
   void aNewOperatorImageChangesTheStatefulSetButRollsNoMember() throws Exception {
-    EtcdCluster restored =
-        cluster(
-            """
-            s3:
-              endpoint: https://s3.example.com
-              bucket: backups
-              key: prod/nightly.db
-              credentialsSecretRef: {name: s3}
-            """);
+    EtcdCluster restored = cluster(NIGHTLY);
     EtcdClusterModel before = EtcdClusterModel.of(restored, "example.com/etcd-operator:1.0");
     EtcdClusterModel after = EtcdClusterModel.of(restored, "example.com/etcd-operator:1.1");
 
@@ -55,31 +57,14 @@ class RestoreModelTest {
     // anything else about the restore still rolls the members
     EtcdClusterModel otherKey =
         EtcdClusterModel.of(
-            cluster(
-                """
-                s3:
-                  endpoint: https://s3.example.com
-                  bucket: backups
-                  key: prod/weekly.db
-                  credentialsSecretRef: {name: s3}
-                """),
-            "example.com/etcd-operator:1.0");
+            cluster(NIGHTLY.replace("nightly", "weekly")), "example.com/etcd-operator:1.0");
     assertThat(otherKey.podTemplateHash()).isNotEqualTo(before.podTemplateHash());
   }
 
   @Test
   void anS3SourceRestoresEveryMemberBeforeEtcdStarts() throws Exception {
     EtcdClusterModel m =
-        EtcdClusterModel.of(
-            cluster(
-                """
-                s3:
-                  endpoint: https://s3.example.com
-                  bucket: backups
-                  key: prod/nightly.db
-                  credentialsSecretRef: {name: s3}
-                """),
-            "registry.example.com/etcd-operator:1.0");
+        EtcdClusterModel.of(cluster(NIGHTLY), "registry.example.com/etcd-operator:1.0");
     Container c = restoreContainer(m);
     assertThat(c.getImage()).isEqualTo("registry.example.com/etcd-operator:1.0");
     assertThat(c.getArgs())
