@@ -91,6 +91,23 @@ class KubectlIT {
   }
 
   @Test
+  void createTokenMintsAServiceAccountsTokenThatExpires() throws Exception {
+    Result token = kubectl("create", "token", "default", "-n", "default", "--duration=10m");
+    ok(token);
+    String t = token.out().trim();
+    Result asTheAccount = kubectl("--token", t, "--user", "", "get", "secrets", "-n", "default");
+    assertThat(asTheAccount.out()).contains("system:serviceaccount:default:default");
+    assertThat(asTheAccount.out()).contains("Forbidden");
+
+    Result tooShort = kubectl("create", "token", "default", "-n", "default", "--duration=1m");
+    assertThat(tooShort.code()).isNotZero();
+    assertThat(tooShort.out()).contains("may not specify a duration less than 10 minutes");
+    Result missing = kubectl("create", "token", "nobody", "-n", "default");
+    assertThat(missing.code()).isNotZero();
+    assertThat(missing.out()).contains("serviceaccounts \"nobody\" not found");
+  }
+
+  @Test
   void podsCanBeAppliedListedLoggedPatchedAndDeleted() throws Exception {
     String pod =
         "apiVersion: v1\nkind: Pod\nmetadata:\n  name: hello\n  namespace: default\n  labels: {app: hello}\n"

@@ -93,6 +93,16 @@ public final class Discovery {
         s.put("kind", t.kind());
         s.putArray("verbs").add("get").add("patch").add("update");
       }
+      if (t.group().isEmpty() && t.plural().equals("serviceaccounts")) {
+        ObjectNode token = resources.addObject();
+        token.put("name", "serviceaccounts/token");
+        token.put("singularName", "");
+        token.put("namespaced", true);
+        token.put("group", "authentication.k8s.io");
+        token.put("version", "v1");
+        token.put("kind", "TokenRequest");
+        token.putArray("verbs").add("create");
+      }
       if (t.group().isEmpty() && t.plural().equals("pods")) {
         // kubectl drain evicts through policy/v1 only when discovery names it here
         ObjectNode e = resources.addObject();

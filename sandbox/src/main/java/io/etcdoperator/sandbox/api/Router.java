@@ -7,6 +7,7 @@ import static io.fabric8.mockwebserver.dsl.HttpMethod.POST;
 import static io.fabric8.mockwebserver.dsl.HttpMethod.PUT;
 
 import io.etcdoperator.sandbox.api.admission.AdmissionChain;
+import io.etcdoperator.sandbox.api.auth.Authenticator;
 import io.etcdoperator.sandbox.api.auth.RbacAuthorizer;
 import io.etcdoperator.sandbox.api.handlers.AccessReviewHandler;
 import io.etcdoperator.sandbox.api.handlers.BindingHandler;
@@ -23,6 +24,7 @@ import io.etcdoperator.sandbox.api.handlers.RulesReviewHandler;
 import io.etcdoperator.sandbox.api.handlers.ScaleHandler;
 import io.etcdoperator.sandbox.api.handlers.StreamingHandler;
 import io.etcdoperator.sandbox.api.handlers.TableHandler;
+import io.etcdoperator.sandbox.api.handlers.TokenRequestHandler;
 import io.etcdoperator.sandbox.api.handlers.WriteHandler;
 import io.etcdoperator.sandbox.api.store.Store;
 import io.fabric8.mockwebserver.http.MockResponse;
@@ -52,7 +54,12 @@ final class Router implements Handler {
   private final TableHandler tables;
   private final List<Route> routes;
 
-  Router(Store store, ServedTypes types, AdmissionChain admission, RbacAuthorizer authorizer) {
+  Router(
+      Store store,
+      ServedTypes types,
+      AdmissionChain admission,
+      RbacAuthorizer authorizer,
+      Authenticator authenticator) {
     discovery = new DiscoveryHandler(types);
     tables = new TableHandler(types);
     DeletionHandler deletion = new DeletionHandler(store);
@@ -118,6 +125,15 @@ final class Router implements Handler {
                         && plural(r, "pods")
                         && subresource(r, "eviction"),
                 new EvictionHandler(store, deletion)),
+            new Route(
+                "serviceaccounts/token",
+                r ->
+                    r.method() == POST
+                        && core(r)
+                        && plural(r, "serviceaccounts")
+                        && r.api().name() != null
+                        && subresource(r, "token"),
+                new TokenRequestHandler(store, authenticator)),
             new Route(
                 "delete of one object",
                 r ->

@@ -53,7 +53,11 @@ public final class SandboxDispatcher extends Dispatcher {
   private final ApiFaults faults = new ApiFaults();
   private final Router router =
       new Router(
-          store, types, AdmissionChain.standard(store, types, authorizer, tolerations), authorizer);
+          store,
+          types,
+          AdmissionChain.standard(store, types, authorizer, tolerations),
+          authorizer,
+          authenticator);
 
   void setServerAddress(String hostPort) {
     router.discovery().setServerAddress(hostPort);
