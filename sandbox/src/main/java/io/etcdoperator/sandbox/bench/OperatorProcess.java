@@ -247,20 +247,33 @@ final class OperatorProcess implements OperatorLauncher {
     return (long) Metrics.sum(metrics(), "jvm_classes_loaded_classes", l -> true);
   }
 
+  /** The live objects by class, after a full collection ({@code jcmd GC.class_histogram}). */
+  HeapHistogram classHistogram() throws IOException, InterruptedException {
+    return HeapHistogram.parse(jcmdOutput("GC.class_histogram"));
+  }
+
   /** Runs a diagnostic command in the operator's JVM (as the {@code jcmd} tool does). */
   void jcmd(String... command) throws IOException, InterruptedException {
+    jcmdOutput(command);
+  }
+
+  /** Runs a diagnostic command in the operator's JVM and returns what it printed. */
+  String jcmdOutput(String... command) throws IOException, InterruptedException {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString());
     cmd.add(String.valueOf(pid()));
     cmd.addAll(List.of(command));
-    Process jcmd =
-        new ProcessBuilder(cmd)
-            .redirectErrorStream(true)
-            .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-            .start();
-    if (!jcmd.waitFor(60, TimeUnit.SECONDS)) {
-      jcmd.destroyForcibly();
-      throw new IOException("jcmd " + String.join(" ", command) + " did not finish");
+    Path out = Files.createTempFile(dir, "jcmd", ".txt");
+    try {
+      Process jcmd =
+          new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile()).start();
+      if (!jcmd.waitFor(60, TimeUnit.SECONDS)) {
+        jcmd.destroyForcibly();
+        throw new IOException("jcmd " + String.join(" ", command) + " did not finish");
+      }
+      return Files.readString(out);
+    } finally {
+      Files.deleteIfExists(out);
     }
   }
 

@@ -104,6 +104,13 @@ public final class ScaleBenchmarkCommand implements Callable<Integer> {
           "Record the operator's idle window with Java Flight Recorder, in <dir>/n<N>/idle.jfr.")
   boolean profile;
 
+  @Option(
+      names = "--histogram",
+      defaultValue = "0",
+      description =
+          "Print the classes whose live heap grew most per cluster, this many (default: none).")
+  int histogram;
+
   @Option(names = "--operator-jar", description = "The product jar (default: found from here).")
   Path operatorJar;
 
@@ -164,6 +171,7 @@ public final class ScaleBenchmarkCommand implements Callable<Integer> {
       Thread.sleep(5_000);
       Idle base = Idle.measure(operator, sandbox, Duration.ofSeconds(10));
       long heap0 = operator.liveHeapBytes();
+      HeapHistogram histogram0 = histogram > 0 ? operator.classHistogram() : null;
       System.out.printf(
           "no cluster:    CPU %.1f %% of a core, RSS %d MiB, live heap %.1f MiB, %d classes"
               + " loaded%n",
@@ -218,6 +226,14 @@ public final class ScaleBenchmarkCommand implements Callable<Integer> {
           heap / 1048576.0,
           (heap - heap0) / 1024.0 / n,
           operator.classesLoaded());
+      if (histogram0 != null) {
+        HeapHistogram after = operator.classHistogram();
+        System.out.printf(
+            "heap by class: %.1f KiB per cluster in all; the %d classes that grew most, per"
+                + " cluster:%n",
+            (after.totalBytes() - histogram0.totalBytes()) / 1024.0 / n, histogram);
+        after.growthSince(histogram0, n, histogram).forEach(g -> System.out.println(g.line()));
+      }
 
       injectFailures(n, sandbox, watch);
       coldStart(n, operator);
@@ -359,6 +375,9 @@ public final class ScaleBenchmarkCommand implements Callable<Integer> {
     }
     if (profile) {
       args.add("--profile");
+    }
+    if (histogram > 0) {
+      args.addAll(List.of("--histogram", String.valueOf(histogram)));
     }
     if (jvmOptions != null) {
       args.addAll(List.of("--jvm-options", jvmOptions.toString()));
