@@ -2,6 +2,7 @@ package io.etcdoperator.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.marcnuri.helm.Helm;
 import io.etcdoperator.api.v1alpha1.EtcdCluster;
@@ -175,10 +176,13 @@ class ChartE2EIT {
 
   /**
    * The chart's namespaced install ({@code watchNamespaces}): Roles in the watched namespace and no
-   * ClusterRole; a cluster there becomes Ready, one in another namespace is never touched.
+   * ClusterRole; a cluster there becomes Ready, one in another namespace is never touched. With
+   * {@code -Plong} only: README's command has the operator's namespaced mode in
+   * NamespaceScopeE2EIT, and the chart's rendering of it in the chart's own test.
    */
   @Test
   void theNamespacedInstallManagesOnlyItsNamespace() throws Exception {
+    assumeTrue(Boolean.getBoolean("long.all.cases"), "a case beyond one per feature: -Plong");
     System.setProperty("etcd-operator.image.jar", ProductOperator.JAR.toAbsolutePath().toString());
     SandboxConfig config = SandboxConfig.defaults(dir.resolve("sandbox"));
     try (E2E e2e = E2E.withoutOperator(config)) {
