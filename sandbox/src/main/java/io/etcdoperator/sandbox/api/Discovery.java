@@ -94,31 +94,12 @@ public final class Discovery {
         s.putArray("verbs").add("get").add("patch").add("update");
       }
       if (t.group().isEmpty() && t.plural().equals("serviceaccounts")) {
-        ObjectNode token = resources.addObject();
-        token.put("name", "serviceaccounts/token");
-        token.put("singularName", "");
-        token.put("namespaced", true);
-        token.put("group", "authentication.k8s.io");
-        token.put("version", "v1");
-        token.put("kind", "TokenRequest");
-        token.putArray("verbs").add("create");
+        createOnly(resources, "serviceaccounts/token", "authentication.k8s.io/v1", "TokenRequest");
       }
       if (t.group().isEmpty() && t.plural().equals("pods")) {
         // kubectl drain evicts through policy/v1 only when discovery names it here
-        ObjectNode e = resources.addObject();
-        e.put("name", "pods/eviction");
-        e.put("singularName", "");
-        e.put("namespaced", true);
-        e.put("group", "policy");
-        e.put("version", "v1");
-        e.put("kind", "Eviction");
-        e.putArray("verbs").add("create");
-        ObjectNode b = resources.addObject();
-        b.put("name", "pods/binding");
-        b.put("singularName", "");
-        b.put("namespaced", true);
-        b.put("kind", "Binding");
-        b.putArray("verbs").add("create");
+        createOnly(resources, "pods/eviction", "policy/v1", "Eviction");
+        createOnly(resources, "pods/binding", null, "Binding");
       }
       if (t.scale() != null) {
         ObjectNode s = resources.addObject();
@@ -132,6 +113,24 @@ public final class Discovery {
       }
     }
     return n.toString();
+  }
+
+  /**
+   * A namespaced subresource that takes only {@code create}, of another group and version than its
+   * resource's ({@code groupVersion} {@code group/version}) or of the same (null).
+   */
+  private static void createOnly(
+      ArrayNode resources, String name, String groupVersion, String kind) {
+    ObjectNode r = resources.addObject();
+    r.put("name", name);
+    r.put("singularName", "");
+    r.put("namespaced", true);
+    if (groupVersion != null) {
+      r.put("group", groupVersion.substring(0, groupVersion.indexOf('/')));
+      r.put("version", groupVersion.substring(groupVersion.indexOf('/') + 1));
+    }
+    r.put("kind", kind);
+    r.putArray("verbs").add("create");
   }
 
   private ObjectNode group(String name, Set<String> versions) {
