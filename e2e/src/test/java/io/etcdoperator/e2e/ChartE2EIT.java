@@ -407,15 +407,7 @@ class ChartE2EIT {
 
   /** A sample of the operator pod's /metrics, read at its pod address as Prometheus would. */
   private static double metric(Pod pod, String prefix) throws Exception {
-    HttpResponse<String> r =
-        HttpClient.newHttpClient()
-            .send(
-                HttpRequest.newBuilder(
-                        URI.create("http://" + pod.getStatus().getPodIP() + ":8080/metrics"))
-                    .timeout(Duration.ofSeconds(10))
-                    .build(),
-                HttpResponse.BodyHandlers.ofString());
-    return r.body()
+    return scrape(pod, 8080, "/metrics")
         .lines()
         .filter(l -> l.startsWith(prefix))
         .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)))
