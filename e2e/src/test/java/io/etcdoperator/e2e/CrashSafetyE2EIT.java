@@ -167,28 +167,12 @@ class CrashSafetyE2EIT {
                   l -> l.startsWith("k8s delete Pod up-")));
       try (RecordingWriter writer = up.writer(Duration.ofMinutes(6))) {
         int from = calls.size();
-        crasher.arm(steps.remove(0), 0);
-        long generation = up.patchSpec(UpgradeE2EIT.image(UpgradeE2EIT.V35));
-        List<String> fired = new ArrayList<>();
-        while (true) {
-          await()
-              .atMost(STEP)
-              .pollInterval(Duration.ofMillis(50))
-              .until(() -> crasher.fired() != null || up.converged(generation, 3));
-          String call = crasher.fired();
-          if (call == null) {
-            break;
-          }
-          crasher.awaitStopped(Duration.ofSeconds(30));
-          fired.add(call);
-          if (steps.isEmpty()) {
-            crasher.disarm();
-          } else {
-            crasher.arm(steps.remove(0), 0);
-          }
-          e2e.sandbox().faults().startOperator();
-        }
-        crasher.disarm();
+        List<String> fired =
+            crashThrough(
+                steps,
+                () -> up.patchSpec(UpgradeE2EIT.image(UpgradeE2EIT.V35)),
+                generation -> up.converged(generation, 3),
+                false);
         System.out.println("upgrade: crashed after " + fired);
         System.out.println("  calls: " + RollE2EIT.labels(calls, from));
         assertThat(fired).hasSize(5);
@@ -226,6 +210,76 @@ class CrashSafetyE2EIT {
   @Test
   void theOperatorKilledAfterEachStepOfAMoveOffTlsConverges() throws Exception {
     moveConvergesThroughCrashes(true, "{\"security\":null}", "http");
+  }
+
+  /**
+   * Server TLS turned off for the TLS example's cluster with its peer TLS removed (server and
+   * client TLS, etcd's authentication on), {@code spec.security} then removed: the operator killed
+   * after the StatefulSet's new template (pods are rolled by the operator, so nothing restarts
+   * yet), after turning authentication off, after the first pod of the roll. Started again each
+   * time, it reaches the members still on https with the Secrets the cluster-state ConfigMap
+   * recorded, and converges: every pod serving http, the member IDs of before, and every write
+   * acknowledged over mutual TLS before the change read over http from each member's store.
+   */
+  @Test
+  void theOperatorKilledAfterEachStepOfServerTlsOffConverges() throws Exception {
+    calls = new CallLog();
+    io.etcdoperator.testing.CertManagerEmulation certs =
+        io.etcdoperator.testing.CertManagerEmulation.of(TlsE2EIT.EXAMPLE);
+    try (E2E session =
+        E2E.start(TlsE2EIT.sandbox(dir), OperatorSettings.defaults().withCallHook(calls))) {
+      e2e = session;
+      crasher = new Crasher(e2e.sandbox());
+      calls.listen(crasher);
+      var secrets = certs.issueAll();
+      secrets.forEach((name, data) -> e2e.client().resource(TlsE2EIT.secret(name, data)).create());
+      var serialization = e2e.client().getKubernetesSerialization();
+      var start =
+          serialization.unmarshal(
+              E2E.document(TlsE2EIT.EXAMPLE, "EtcdCluster"),
+              io.etcdoperator.api.v1alpha1.EtcdCluster.class);
+      start.getSpec().getSecurity().getTls().setPeerSecret(null);
+      start.getSpec().getSecurity().getTls().setPeerTrustedCASecret(null);
+      e2e.apply(serialization.asYaml(start));
+      var root = TlsE2EIT.clientTls(secrets.get("etcd-tls-client"), secrets.get("etcd-tls-server"));
+      WriterReport overTls;
+      Map<String, String> ids;
+      try (Cluster secure = new Cluster(e2e, TlsE2EIT.C, root)) {
+        secure.awaitConverged(1, 3, STEP);
+        ids = secure.memberIds();
+        try (RecordingWriter writer = secure.writer(Duration.ofSeconds(20))) {
+          await().atMost(Duration.ofSeconds(20)).until(() -> writer.acknowledgedCount() >= 200);
+          overTls = writer.report();
+        }
+      }
+      try (Cluster c = new Cluster(e2e, TlsE2EIT.C)) {
+        String sts = "k8s update StatefulSet " + TlsE2EIT.C;
+        String pod = "k8s delete Pod " + TlsE2EIT.C + "-";
+        List<java.util.function.Predicate<String>> steps =
+            new ArrayList<>(
+                List.of(sts::equals, "etcd disableAuth"::equals, l -> l.startsWith(pod)));
+        int from = calls.size();
+        List<String> fired =
+            crashThrough(
+                steps,
+                () -> c.patchSpec("{\"security\":null}"),
+                generation ->
+                    TlsE2EIT.everyPodRuns(c, "--listen-client-urls=http://[::]:2379")
+                        && c.converged(generation, 3),
+                true);
+        System.out.println("server TLS off: crashed after " + fired);
+        System.out.println("  calls: " + RollE2EIT.labels(calls, from));
+        assertThat(fired).hasSize(3);
+        assertThat(c.memberIds()).isEqualTo(ids);
+        List<String> written = overTls.acknowledged().stream().map(w -> w.key()).toList();
+        assertThat(written).isNotEmpty();
+        try (Members members = new Members(TlsE2EIT.C)) {
+          for (int i = 0; i < 3; i++) {
+            assertThat(members.keys(i, overTls.prefix(), true)).containsAll(written);
+          }
+        }
+      }
+    }
   }
 
   static final String PEER_TLS =
@@ -287,35 +341,16 @@ class CrashSafetyE2EIT {
                 .toList();
         try (RecordingWriter writer = c.writer(Duration.ofMinutes(8))) {
           int from = calls.size();
-          crasher.arm(steps.remove(0), 0);
-          long generation = c.patchSpec(patch);
-          List<String> fired = new ArrayList<>();
-          while (true) {
-            await()
-                .atMost(STEP)
-                .pollInterval(Duration.ofMillis(50))
-                .ignoreExceptions()
-                .until(
-                    () ->
-                        crasher.fired() != null
-                            || (TlsE2EIT.peerUrls(c).equals(wanted)
-                                && TlsE2EIT.everyPodRuns(
-                                    c, "--listen-peer-urls=" + scheme + "://[::]:2380")
-                                && c.converged(generation, 3)));
-            String call = crasher.fired();
-            if (call == null) {
-              break;
-            }
-            crasher.awaitStopped(Duration.ofSeconds(30));
-            fired.add(call);
-            if (steps.isEmpty()) {
-              crasher.disarm();
-            } else {
-              crasher.arm(steps.remove(0), 0);
-            }
-            e2e.sandbox().faults().startOperator();
-          }
-          crasher.disarm();
+          List<String> fired =
+              crashThrough(
+                  steps,
+                  () -> c.patchSpec(patch),
+                  generation ->
+                      TlsE2EIT.peerUrls(c).equals(wanted)
+                          && TlsE2EIT.everyPodRuns(
+                              c, "--listen-peer-urls=" + scheme + "://[::]:2380")
+                          && c.converged(generation, 3),
+                  true);
           System.out.println("move to " + scheme + " peers: crashed after " + fired);
           System.out.println("  calls: " + RollE2EIT.labels(calls, from));
           assertThat(fired).hasSize(6);
@@ -328,6 +363,45 @@ class CrashSafetyE2EIT {
         }
       }
     }
+  }
+
+  /**
+   * Starts a change ({@code start}, returning the generation it made) with the operator killed
+   * after the first call {@code steps} accepts, started again, killed after the next step's call,
+   * and so on, until {@code converged} holds for the generation with no step left to fire (each
+   * wait at most {@link #STEP}; {@code ignoreExceptions} for checks that call members which may be
+   * between schemes). Returns the calls it crashed after.
+   */
+  private List<String> crashThrough(
+      List<java.util.function.Predicate<String>> steps,
+      Supplier<Long> start,
+      java.util.function.LongPredicate converged,
+      boolean ignoreExceptions)
+      throws Exception {
+    crasher.arm(steps.remove(0), 0);
+    long generation = start.get();
+    List<String> fired = new ArrayList<>();
+    while (true) {
+      var wait = await().atMost(STEP).pollInterval(Duration.ofMillis(50));
+      if (ignoreExceptions) {
+        wait = wait.ignoreExceptions();
+      }
+      wait.until(() -> crasher.fired() != null || converged.test(generation));
+      String call = crasher.fired();
+      if (call == null) {
+        break;
+      }
+      crasher.awaitStopped(Duration.ofSeconds(30));
+      fired.add(call);
+      if (steps.isEmpty()) {
+        crasher.disarm();
+      } else {
+        crasher.arm(steps.remove(0), 0);
+      }
+      e2e.sandbox().faults().startOperator();
+    }
+    crasher.disarm();
+    return fired;
   }
 
   /**

@@ -55,8 +55,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  *   <li>enableAuth turned off: etcd's authentication goes off (the unknown user may write);
  *   <li>an EtcdBackup of the cluster: Complete, its agent trusting the server CA and presenting the
  *       operator's client certificate;
- *   <li>spec.security removed from the running cluster: server TLS off is refused (TlsModeChanged),
- *       nothing restarts.
+ *   <li>with {@code -Plong}, spec.security removed from the running cluster: peers and clients onto
+ *       http, nothing lost (README's command turns peer TLS off, then server TLS, in the move
+ *       test).
  * </ul>
  */
 class TlsE2EIT {
@@ -277,7 +278,8 @@ class TlsE2EIT {
                 .as("the last write over http, read over mutual TLS")
                 .isPresent();
           }
-          movePeersOffTls(secure, ids);
+          WriterReport overTls = movePeersOffTls(secure, ids);
+          serverTlsOff(e2e, c, ids, overTls, !image.contains("v3.4."));
         }
       }
     }
@@ -290,7 +292,7 @@ class TlsE2EIT {
    * :2380, a roll onto the spec's template. Same member IDs, 0 acknowledged writes lost, six more
    * URL updates.
    */
-  static void movePeersOffTls(Cluster secure, Map<String, String> ids) {
+  static WriterReport movePeersOffTls(Cluster secure, Map<String, String> ids) {
     long updatesBefore =
         secure.events().stream().filter(e -> e.contains(" MemberPeerUrlUpdated: ")).count();
     WriterReport report;
@@ -322,6 +324,78 @@ class TlsE2EIT {
                 - updatesBefore)
         .as("each member updated to http :2382, then back to :2380")
         .isEqualTo(6);
+    return report;
+  }
+
+  /**
+   * Server and client TLS off too ({@code spec.security} removed), with etcd's authentication on
+   * when {@code auth}: authentication goes off first, while every member serves https, then an
+   * ordinary roll onto http, the operator reaching the members not yet restarted with the Secrets
+   * the cluster-state ConfigMap recorded while the spec named them (the record goes once every
+   * member serves http). Same member IDs; every write {@code overTls} acknowledged over mutual TLS
+   * is in every member's store, read over plain http.
+   */
+  static void serverTlsOff(
+      E2E e2e, Cluster plain, Map<String, String> ids, WriterReport overTls, boolean auth) {
+    var configMap =
+        e2e.client().configMaps().inNamespace(E2E.NS).withName(Names.clusterStateConfigMap(C));
+    assertThat(configMap.get().getMetadata().getAnnotations())
+        .as("the server TLS Secrets recorded while the spec names them")
+        .containsEntry(
+            Names.SERVER_TLS_ANNOTATION,
+            "serverSecret=etcd-tls-server,clientTrustedCASecret=etcd-tls-ca,"
+                + "clientSecret=etcd-tls-client");
+    long start = System.nanoTime();
+    long generation = plain.patchSpec("{\"security\":null}");
+    try {
+      await()
+          .atMost(Duration.ofMinutes(3))
+          .ignoreExceptions()
+          .until(
+              () ->
+                  everyPodRuns(plain, "--listen-client-urls=http://[::]:2379")
+                      && plain.converged(generation, 3));
+    } catch (org.awaitility.core.ConditionTimeoutException e) {
+      throw new AssertionError(
+          "server TLS not off: Ready "
+              + E2E.condition(plain.status(), "Ready").map(x -> x.getMessage()).orElse("?"),
+          e);
+    }
+    System.out.printf(
+        "server TLS off for a running cluster: every member on http, Ready in %d ms%n",
+        Duration.ofNanos(System.nanoTime() - start).toMillis());
+    assertThat(plain.memberIds()).isEqualTo(ids);
+    List<String> events = plain.events();
+    if (auth) {
+      int disabled = indexOf(events, " AuthDisabled: ");
+      assertThat(disabled).as("authentication turned off").isNotNegative();
+      System.out.println(events.get(disabled));
+    }
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () -> {
+              var a = configMap.get().getMetadata().getAnnotations();
+              return a == null || !a.containsKey(Names.SERVER_TLS_ANNOTATION);
+            });
+    List<String> written = overTls.acknowledged().stream().map(w -> w.key()).toList();
+    assertThat(written).isNotEmpty();
+    try (Members members = new Members(C)) {
+      for (int i = 0; i < 3; i++) {
+        assertThat(members.keys(i, overTls.prefix(), true))
+            .as("member %d, read over http: every write acknowledged over mutual TLS", i)
+            .containsAll(written);
+      }
+    }
+  }
+
+  private static int indexOf(List<String> events, String reason) {
+    for (int i = 0; i < events.size(); i++) {
+      if (events.get(i).contains(reason)) {
+        return i;
+      }
+    }
+    return -1;
   }
 
   /**
@@ -816,20 +890,45 @@ class TlsE2EIT {
             .withName("tls-pitr")
             .delete();
 
-        // Server TLS off for a running cluster: refused, nothing restarts.
-        Map<String, String> before = restarts(c);
-        c.patchSpec("{\"security\":null}");
-        await()
-            .atMost(Duration.ofSeconds(30))
-            .until(() -> "False/TlsModeChanged".equals(ready(c.status())));
-        System.out.println(
-            "TLS removed: " + E2E.condition(c.status(), "Ready").orElseThrow().getMessage());
-        await()
-            .during(Duration.ofSeconds(3))
-            .atMost(Duration.ofSeconds(5))
-            .until(() -> restarts(c).equals(before));
-        assertThat(E2E.condition(c.status(), "Available").orElseThrow().getStatus())
-            .isNotEqualTo("False");
+        // All of TLS off at once (-Plong: README's command turns peer TLS off, then server TLS,
+        // in the move test): the peers' move off with the clients onto http in its first roll.
+        if (Boolean.getBoolean("long.all.cases")) {
+          WriterReport overTls;
+          try (RecordingWriter writer = c.writer(Duration.ofSeconds(20))) {
+            await().atMost(Duration.ofSeconds(20)).until(() -> writer.acknowledgedCount() >= 200);
+            overTls = writer.report();
+          }
+          Map<String, String> before = c.memberIds();
+          try (Cluster plain = new Cluster(e2e, C)) {
+            long started = System.nanoTime();
+            long generation = plain.patchSpec("{\"security\":null}");
+            await()
+                .atMost(Duration.ofMinutes(5))
+                .ignoreExceptions()
+                .until(
+                    () ->
+                        everyPodRuns(plain, "--listen-client-urls=http://[::]:2379")
+                            && everyPodRuns(plain, "--listen-peer-urls=http://[::]:2380")
+                            && peerUrls(plain)
+                                .equals(
+                                    List.of(0, 1, 2).stream()
+                                        .map(i -> Names.peerUrl(E2E.NS, C, i, "http"))
+                                        .toList())
+                            && plain.converged(generation, 3));
+            System.out.printf(
+                "all of TLS off at once: peers and clients on http, Ready in %d ms; %s%n",
+                Duration.ofNanos(System.nanoTime() - started).toMillis(),
+                plain.events().stream().filter(e -> e.contains(" MemberPeerUrlUpdated: ")).count()
+                    + " peer URL updates in all");
+            assertThat(plain.memberIds()).isEqualTo(before);
+            List<String> written = overTls.acknowledged().stream().map(w -> w.key()).toList();
+            try (Members members = new Members(C)) {
+              for (int i = 0; i < 3; i++) {
+                assertThat(members.keys(i, overTls.prefix(), true)).containsAll(written);
+              }
+            }
+          }
+        }
       }
     }
   }

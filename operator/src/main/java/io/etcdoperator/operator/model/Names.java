@@ -136,6 +136,13 @@ public final class Names {
    */
   public static final String RESTORED_FROM_ANNOTATION = ANNOTATION_PREFIX + "restored-from";
 
+  /**
+   * On the cluster-state ConfigMap: the Secrets of server TLS the spec named ({@link
+   * ServerTlsRecord}), kept while a member still serves clients over https after the spec turned
+   * server TLS off.
+   */
+  public static final String SERVER_TLS_ANNOTATION = ANNOTATION_PREFIX + "server-tls-secrets";
+
   /** On a backup's agent pods: the EtcdBackup they work for. */
   public static final String BACKUP_LABEL = ANNOTATION_PREFIX + "etcdbackup-name";
 

@@ -44,4 +44,34 @@ final class AuthRules {
           Decisions.withQuorum(s, Conditions.DISABLING_AUTH, new Step.DisableAuth()));
     }
   }
+
+  /**
+   * Server TLS turned off (the spec cannot ask for authentication without it) while members still
+   * serve clients over https with authentication on: off first, while the operator still reaches
+   * every member as its certificate's user. A member restarted onto http before that would take
+   * every client, the operator too, for nobody, and a leader on http could not be asked to turn it
+   * off. While nobody has said whether it is on, wait: nothing restarts a member until it is known.
+   * Before any rule that restarts or adds a member (the ordinary {@link DisableAuth} comes after
+   * the rolls of a move of peer TLS). Without a client certificate the operator never turned
+   * authentication on and cannot tell, so it does not wait.
+   */
+  static final class DisableAuthBeforeServerTlsOff implements Rule {
+    @Override
+    public Optional<Decision> decide(Situation s) {
+      if (s.desired().security().serverTls()
+          || s.view().tls().clientUser().isEmpty()
+          || s.view().authEnabled().equals(Optional.of(false))
+          || s.view().pods().values().stream()
+              .noneMatch(p -> !p.terminating() && p.clientScheme().equals("https"))) {
+        return Optional.empty();
+      }
+      Step step =
+          s.view().authEnabled().isPresent()
+              ? new Step.DisableAuth()
+              : new Step.Wait(
+                  "a member to say whether authentication is on, before the first member serves"
+                      + " clients over http");
+      return Optional.of(Decisions.withQuorum(s, Conditions.DISABLING_AUTH, step));
+    }
+  }
 }

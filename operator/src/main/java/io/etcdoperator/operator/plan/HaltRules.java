@@ -1,7 +1,9 @@
 package io.etcdoperator.operator.plan;
 
 import io.etcdoperator.operator.model.EtcdVersion;
+import io.etcdoperator.operator.model.Names;
 import io.etcdoperator.operator.model.Security;
+import io.etcdoperator.operator.model.ServerTlsRecord;
 import io.etcdoperator.operator.model.TlsMove;
 import io.etcdoperator.operator.observe.MemberProbe;
 import io.etcdoperator.operator.observe.PodView;
@@ -194,9 +196,13 @@ final class HaltRules {
    * StatefulSet keeps the template the members run):
    *
    * <ul>
-   *   <li>Server TLS turned off for a cluster that formed (its pods serve clients over https, the
-   *       spec asks for http): during the roll the operator would have to reach members that still
-   *       serve https with neither the trust nor the client certificate the spec no longer names.
+   *   <li>Server TLS turned off for a cluster whose pods serve clients over https while the
+   *       cluster-state ConfigMap records no server TLS Secrets ({@link ServerTlsRecord}: written
+   *       with quorum while the spec names them, so missing only when the spec changed before a
+   *       reconcile of this operator version wrote it, or the ConfigMap was lost): during the roll
+   *       the operator would have to reach members that still serve https with neither the trust
+   *       nor the client certificate the spec no longer names. With the record, the roll goes
+   *       ahead, authentication first turned off ({@link AuthRules.DisableAuthBeforeServerTlsOff}).
    *   <li>Peer TLS turned off while the move off it ({@link TlsMoves}) cannot present the peer
    *       certificate the members ran: no StatefulSet or pod names its Secrets, or one of them is
    *       gone (a member restarted on it would not start, and its peers dial it over TLS).
@@ -267,17 +273,26 @@ final class HaltRules {
               .filter(p -> !p.terminating() && p.clientScheme().equals("https"))
               .map(PodView::name)
               .toList();
-      if (https.isEmpty()) {
+      boolean recorded =
+          s.view()
+              .clusterState()
+              .flatMap(c -> c.annotation(Names.SERVER_TLS_ANNOTATION))
+              .flatMap(ServerTlsRecord::parse)
+              .isPresent();
+      if (https.isEmpty() || recorded) {
         return Optional.empty();
       }
       String message =
           "spec.security.tls.serverSecret: the spec asks for http for clients, while "
               + String.join(", ", https)
-              + " serve clients over https: turning server TLS off for a cluster that formed is"
-              + " not supported (the operator could not reach the members still serving https"
-              + " during the roll); set spec.security.tls.serverSecret (and the client"
-              + " certificate Secrets) back to what the members run, or create a new cluster"
-              + " without TLS and move the data with a backup";
+              + " serve clients over https, and the cluster-state ConfigMap "
+              + Names.clusterStateConfigMap(s.name())
+              + " has no record of the Secrets the operator reaches them with (annotation "
+              + Names.SERVER_TLS_ANNOTATION
+              + ", written while the spec names them): turning server TLS off now would leave the"
+              + " operator unable to reach the members not yet restarted; set"
+              + " spec.security.tls back to what the members run, wait for Ready (the record is"
+              + " written then), and turn it off again";
       return Optional.of(Decisions.tlsModeChanged(s, message));
     }
   }

@@ -3,6 +3,7 @@ package io.etcdoperator.operator.plan;
 import io.etcdoperator.operator.model.ClusterState;
 import io.etcdoperator.operator.model.InitialMember;
 import io.etcdoperator.operator.model.Names;
+import io.etcdoperator.operator.model.ServerTlsRecord;
 import io.etcdoperator.operator.observe.ClaimView;
 import io.etcdoperator.operator.plan.Decision.Keep;
 import io.etcdoperator.operator.plan.Facts.Member;
@@ -63,6 +64,10 @@ final class Keeps {
     annotations.put(Names.CLUSTER_ID_ANNOTATION, Hex.id(f.clusterId()));
     Restores.record(f.view())
         .ifPresent(r -> annotations.putIfAbsent(Names.RESTORED_FROM_ANNOTATION, r));
+    serverTlsRecord(s, annotations.get(Names.SERVER_TLS_ANNOTATION))
+        .ifPresentOrElse(
+            r -> annotations.put(Names.SERVER_TLS_ANNOTATION, r),
+            () -> annotations.remove(Names.SERVER_TLS_ANNOTATION));
     int replicas =
         s.hibernating() || f.knownOrdinals().isEmpty() ? 0 : f.knownOrdinals().last() + 1;
     return new Keep(
@@ -76,6 +81,22 @@ final class Keeps {
         OptionalInt.of(replicas),
         claimMarks(s),
         f.clusterId());
+  }
+
+  /**
+   * The record of server TLS's Secrets ({@link ServerTlsRecord}): the spec's while it names a
+   * server Secret; else the one recorded, while a pod still serves clients over https (a roll off
+   * server TLS under way); else none.
+   */
+  static Optional<String> serverTlsRecord(Situation s, String recorded) {
+    Optional<ServerTlsRecord> asked = ServerTlsRecord.of(s.desired().security());
+    if (asked.isPresent()) {
+      return asked.map(ServerTlsRecord::annotation);
+    }
+    boolean https =
+        s.view().pods().values().stream()
+            .anyMatch(p -> !p.terminating() && p.clientScheme().equals("https"));
+    return Optional.ofNullable(recorded).filter(r -> https);
   }
 
   /** The member list's members of our ordinals, by the peer URL etcd has for each. */

@@ -58,6 +58,8 @@ import java.util.stream.Stream;
  *       member started or a scale to 0 is pending: take a backup to the schedule's destination and
  *       wait for it, the StatefulSet left as it is; a failed one holds the change unless
  *       spec.backupBeforeChanges says BestEffort ({@link ChangeBackupRules}).
+ *   <li><b>DisableAuthBeforeServerTlsOff</b>: server TLS turned off while members serve https with
+ *       etcd's authentication on: auth off first, before any member restarts onto http.
  *   <li><b>Hibernate</b>: scaled to 0: the StatefulSet stops every member.
  *   <li><b>ReplaceCorruptMember</b>: etcd raised CORRUPT: a learner is removed, then the member
  *       whose hash of its data differs from the one a quorum of the voters share (it comes back as
@@ -167,6 +169,7 @@ public final class Planner {
   static final List<Rule> WITH_QUORUM =
       List.of(
           new ChangeBackupRules.BackupBeforeChange(),
+          new AuthRules.DisableAuthBeforeServerTlsOff(),
           new MembershipRules.Hibernate(),
           new CorruptionRules.ReplaceCorruptMember(),
           new LearnerRules.UnwantedLearner(),

@@ -333,8 +333,12 @@ final class SurvivorRebuild {
     state
         .annotation(Names.RESTORED_FROM_ANNOTATION)
         .ifPresent(v -> kept.put(Names.RESTORED_FROM_ANNOTATION, v));
-    for (String maintenance : List.of(Names.DEFRAGMENTED_ANNOTATION, Names.COMPACTED_ANNOTATION)) {
-      state.annotation(maintenance).ifPresent(v -> kept.put(maintenance, v));
+    for (String other :
+        List.of(
+            Names.DEFRAGMENTED_ANNOTATION,
+            Names.COMPACTED_ANNOTATION,
+            Names.SERVER_TLS_ANNOTATION)) {
+      state.annotation(other).ifPresent(v -> kept.put(other, v));
     }
     return kept;
   }

@@ -76,8 +76,11 @@ import java.util.Optional;
  * the operator probes each pod on the scheme that pod serves, so a changed server Secret is an
  * ordinary roll. Clients that still use http lose each member as it restarts onto https; turning
  * peer TLS on first and server TLS after lets them switch in their own time. Turning server TLS off
- * stays refused ({@link HaltRules.TlsModeChanged}): the operator would have no trust for the
- * members still serving https during the roll.
+ * is an ordinary roll too, with two cares: the operator keeps reaching the members not yet
+ * restarted with the Secrets the cluster-state ConfigMap records for it ({@link
+ * io.etcdoperator.operator.model.ServerTlsRecord}; without the record, {@link
+ * HaltRules.TlsModeChanged} refuses), and etcd's authentication goes off before the first member
+ * serves http ({@link AuthRules.DisableAuthBeforeServerTlsOff}).
  */
 public final class TlsMoves {
   private TlsMoves() {}

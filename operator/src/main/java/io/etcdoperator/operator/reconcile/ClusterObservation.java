@@ -10,11 +10,13 @@ import io.etcdoperator.operator.model.EtcdClusterModel;
 import io.etcdoperator.operator.model.Names;
 import io.etcdoperator.operator.model.PeerSecrets;
 import io.etcdoperator.operator.model.Security;
+import io.etcdoperator.operator.model.ServerTlsRecord;
 import io.etcdoperator.operator.model.SourceClaim;
 import io.etcdoperator.operator.model.TlsMove;
 import io.etcdoperator.operator.observe.ClusterObserver;
 import io.etcdoperator.operator.observe.ClusterTls;
 import io.etcdoperator.operator.observe.ClusterView;
+import io.etcdoperator.operator.observe.KubernetesViews;
 import io.etcdoperator.operator.observe.Placements;
 import io.etcdoperator.operator.observe.StorageClasses;
 import io.etcdoperator.operator.plan.TlsMoves;
@@ -75,14 +77,14 @@ final class ClusterObservation {
   }
 
   Observed observe(EtcdCluster cluster, Context<EtcdCluster> context, ClusterSession session) {
-    TlsReport tls = tls(cluster, context);
+    LiveObjects live = new LiveObjects(context, cluster);
+    TlsReport tls = tls(cluster, context, live);
     Set<EtcdBackup> backups = context.getSecondaryResources(EtcdBackup.class);
     Optional<String> newestBackup = Backups.newest(backups);
     Optional<SourceClaim> restoreClaim = restoreClaim(cluster, context);
     ChangeBackups changeBackups =
         Backups.beforeChanges(
             cluster, backups, context.getSecondaryResources(EtcdBackupSchedule.class));
-    LiveObjects live = new LiveObjects(context, cluster);
     // The peer Secrets the members' StatefulSet mounts: kept through a move off peer TLS.
     Optional<PeerSecrets> running = runningPeerSecrets(session.namespace(), live);
     DesiredCache.Entry composed =
@@ -233,9 +235,12 @@ final class ClusterObservation {
 
   /**
    * What the Secrets of spec.security.tls hold, checked for every ordinal the cluster has or is to
-   * have. Nothing to check when the spec names none (or is invalid: then nothing is started).
+   * have. Nothing to check when the spec names none (or is invalid: then nothing is started). While
+   * a pod still serves clients over https that the spec no longer asks for, also the Secrets the
+   * cluster-state ConfigMap records for it ({@link ServerTlsRecord}): the operator reaches such
+   * members with them.
    */
-  private TlsReport tls(EtcdCluster cluster, Context<EtcdCluster> context) {
+  private TlsReport tls(EtcdCluster cluster, Context<EtcdCluster> context, LiveObjects live) {
     String ns = cluster.getMetadata().getNamespace();
     String name = cluster.getMetadata().getName();
     SortedSet<Integer> pods = new TreeSet<>();
@@ -243,6 +248,22 @@ final class ClusterObservation {
         .mapToInt(p -> Names.ordinalOf(name, p.getMetadata().getName()))
         .filter(i -> i >= 0)
         .forEach(pods::add);
-    return ClusterTls.check(cluster, secret -> sources.secret(ns, secret), pods, clock.instant());
+    boolean https =
+        live.objects().pods().stream()
+            .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
+            .flatMap(p -> KubernetesViews.pod(name, p).stream())
+            .anyMatch(p -> p.clientScheme().equals("https"));
+    Optional<ServerTlsRecord> recorded =
+        https
+            ? live.objects()
+                .clusterState()
+                .map(c -> c.getMetadata().getAnnotations())
+                .flatMap(
+                    a ->
+                        ServerTlsRecord.parse(
+                            a == null ? null : a.get(Names.SERVER_TLS_ANNOTATION)))
+            : Optional.empty();
+    return ClusterTls.check(
+        cluster, secret -> sources.secret(ns, secret), pods, clock.instant(), recorded);
   }
 }

@@ -1435,6 +1435,22 @@ class PlannerTest {
                 "True/QuorumHeld",
                 "False/TlsModeChanged")),
         row(
+            "server TLS removed, its Secrets recorded, authentication on: off first"
+                + " (ServerTlsOffTest has the rest)",
+            target(3),
+            Views.healthy(3)
+                .https()
+                .tls(clientAs("root"))
+                .authEnabled(true)
+                .clusterStateAnnotation(Names.SERVER_TLS_ANNOTATION, ServerTlsOffTest.RECORD),
+            expect(
+                "DisableAuthBeforeServerTlsOff",
+                new Step.DisableAuth(),
+                3,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/DisablingAuth")),
+        row(
             "roll: a follower first, highest ordinal",
             target(3),
             Views.healthy(3).podWithHash(0, "h0").podWithHash(1, "h0").podWithHash(2, "h0"),

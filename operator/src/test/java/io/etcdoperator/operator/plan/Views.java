@@ -859,6 +859,22 @@ final class Views {
     return this;
   }
 
+  /** Pod {@code i}'s etcd serves clients on {@code scheme} (the others as they are). */
+  Views clientScheme(int i, String scheme) {
+    PodView p = pods.get(i);
+    pods.put(i, serving(p, scheme, p.peerListen(), p.peerCertificate()));
+    return this;
+  }
+
+  /** The cluster-state ConfigMap carries {@code key: value} besides its other annotations. */
+  Views clusterStateAnnotation(String key, String value) {
+    ClusterState s = clusterState.orElseThrow();
+    Map<String, String> annotations = new LinkedHashMap<>(s.annotations());
+    annotations.put(key, value);
+    clusterState = Optional.of(new ClusterState(s.kind(), s.members(), s.token(), annotations));
+    return this;
+  }
+
   /** Pod {@code i}'s etcd serves peers on {@code listen} (its --listen-peer-urls). */
   Views peerListen(int i, String listen) {
     PodView p = pods.get(i);

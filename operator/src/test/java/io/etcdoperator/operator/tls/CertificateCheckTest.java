@@ -24,7 +24,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /** Each bad certificate is named with its Secret and key; real certificates made in the test. */
-class CertificateCheckTest {
+public class CertificateCheckTest {
   static final String NS = "ns";
   static final String CLUSTER = "test";
   static final Instant NOW = Instant.now();
@@ -57,7 +57,7 @@ class CertificateCheckTest {
   }
 
   /** Every Secret right for 3 members. */
-  static Map<String, Map<String, byte[]>> good() {
+  public static Map<String, Map<String, byte[]>> good() {
     Map<String, Map<String, byte[]>> s = new LinkedHashMap<>();
     s.put("peer-ca", PEER_CA.caSecret());
     s.put("peer-tls", peer(PEER_CA, members(3)).secret());
