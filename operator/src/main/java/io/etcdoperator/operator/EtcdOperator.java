@@ -168,6 +168,7 @@ public final class EtcdOperator implements AutoCloseable {
           // change of those is reconciled at once, not at the next resync. A status write is not.
           c.withGenerationAware(false);
           c.withOnUpdateFilter(EtcdClusterReconciler::worthReconciling);
+          c.withItemStore(EtcdClusterReconciler.store());
           if (!settings.namespaces().isEmpty()) {
             c.settingNamespaces(settings.namespaces());
           }

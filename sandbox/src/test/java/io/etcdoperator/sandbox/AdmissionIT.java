@@ -91,6 +91,59 @@ class AdmissionIT {
             + " \"string\": spec.replicas in body must be of type integer: \"string\"");
   }
 
+  /**
+   * Every write records its manager's fields in metadata.managedFields, as a real API server does:
+   * an update by another manager adds an entry, one by the same manager replaces its own.
+   */
+  @Test
+  void everyWriteRecordsItsManagersFields() {
+    String base = k.getMasterUrl() + "api/v1/namespaces/default/configmaps";
+    var created =
+        configMap(
+            k.raw(
+                base + "?fieldManager=first",
+                "POST",
+                Map.of(
+                    "apiVersion",
+                    "v1",
+                    "kind",
+                    "ConfigMap",
+                    "metadata",
+                    Map.of("name", "managed", "labels", Map.of("app", "x")),
+                    "data",
+                    Map.of("a", "1"))));
+    assertThat(created.getMetadata().getManagedFields())
+        .singleElement()
+        .satisfies(
+            e -> {
+              assertThat(e.getManager()).isEqualTo("first");
+              assertThat(e.getOperation()).isEqualTo("Update");
+              assertThat(e.getFieldsType()).isEqualTo("FieldsV1");
+              assertThat(e.getFieldsV1().getAdditionalProperties())
+                  .containsKeys("f:data", "f:metadata");
+              assertThat(e.getFieldsV1().getAdditionalProperties().get("f:data").toString())
+                  .contains("f:a");
+            });
+    created.getData().put("b", "2");
+    created.getMetadata().setManagedFields(null);
+    var second = configMap(k.raw(base + "/managed?fieldManager=second", "PUT", created));
+    assertThat(second.getMetadata().getManagedFields())
+        .extracting(e -> e.getManager())
+        .containsExactly("first", "second");
+    second.getData().put("c", "3");
+    var again = configMap(k.raw(base + "/managed?fieldManager=second", "PUT", second));
+    assertThat(again.getMetadata().getManagedFields())
+        .extracting(e -> e.getManager())
+        .containsExactly("first", "second");
+    assertThat(again.getMetadata().getManagedFields().get(1).getFieldsV1().toString())
+        .contains("f:c");
+  }
+
+  private static io.fabric8.kubernetes.api.model.ConfigMap configMap(String json) {
+    return k.getKubernetesSerialization()
+        .unmarshal(json, io.fabric8.kubernetes.api.model.ConfigMap.class);
+  }
+
   @Test
   void aTransitionRuleComparesWithTheStoredObject() {
     k.genericKubernetesResources(ETCD)

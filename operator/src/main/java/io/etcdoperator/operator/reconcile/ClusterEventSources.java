@@ -194,12 +194,25 @@ final class ClusterEventSources {
     return new InformerEventSource<>(builder.build(), context);
   }
 
+  /**
+   * The object without {@code metadata.managedFields}, which the operator never reads: a real API
+   * server records every writer's fields on every object (the operator's, kubectl's, the
+   * StatefulSet controller's, the kubelet's status), often more than the rest of a small object.
+   */
+  static <R extends HasMetadata> R withoutManagedFields(R object) {
+    if (object.getMetadata() != null) {
+      object.getMetadata().setManagedFields(null);
+    }
+    return object;
+  }
+
   private <R extends HasMetadata> InformerEventSource<R, EtcdCluster> cache(
       EventSourceContext<EtcdCluster> context, Class<R> type) {
     var config =
         InformerEventSourceConfiguration.from(type, EtcdCluster.class)
             .withName(type.getSimpleName().toLowerCase())
             .withLabelSelector(Names.LABEL_MANAGED_BY + "=" + Names.MANAGER)
+            .withItemStore(new TrimmingStore<R>(ClusterEventSources::withoutManagedFields))
             .withSecondaryToPrimaryMapper(
                 (R r) -> {
                   Map<String, String> labels = r.getMetadata().getLabels();

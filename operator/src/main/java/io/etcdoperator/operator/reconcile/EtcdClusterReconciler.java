@@ -14,6 +14,7 @@ import io.etcdoperator.operator.status.EventRecorder;
 import io.etcdoperator.operator.status.StatusComposer;
 import io.etcdoperator.operator.status.StatusRenderer;
 import io.etcdoperator.operator.status.StatusWriter;
+import io.fabric8.kubernetes.client.informers.cache.ItemStore;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
@@ -75,6 +76,14 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster> {
             settings.operatorImage(),
             settings.clusterWide());
     this.actions = new ClusterActions(settings.etcd(), settings.hook(), settings.clock(), sources);
+  }
+
+  /**
+   * The store of the EtcdCluster informer: each resource without its managed fields, which the
+   * operator never reads ({@link ClusterEventSources#withoutManagedFields}).
+   */
+  public static ItemStore<EtcdCluster> store() {
+    return new TrimmingStore<>(ClusterEventSources::withoutManagedFields);
   }
 
   /**

@@ -39,6 +39,13 @@ public record ApiRequest(
     return request.method();
   }
 
+  /** The value of the query parameter {@code key}, decoded; null when absent. */
+  public String queryParameter(String key) {
+    return path.contains("?")
+        ? RequestInfo.param(path.substring(path.indexOf('?') + 1), key)
+        : null;
+  }
+
   /** The body as text, left for whoever reads it next. */
   public String body() {
     return request.getBody() == null

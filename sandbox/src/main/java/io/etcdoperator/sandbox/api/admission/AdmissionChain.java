@@ -56,17 +56,34 @@ public final class AdmissionChain {
             new StorageClassAdmission(store),
             BuiltInAdmission::validateCrd,
             new PodSecurityAdmission(store),
-            new CustomResourceAdmission(store, types)));
+            new CustomResourceAdmission(store, types),
+            new ManagedFields()));
   }
 
   /** Admits {@code object}, written by {@code user} to {@code api}, over {@code old} (or null). */
   public Result admit(Identity user, RequestInfo info, ApiPath api, JsonNode object, JsonNode old)
+      throws Exception {
+    return admit(user, info, api, object, old, null);
+  }
+
+  /**
+   * As the five-argument {@code admit}, the write naming {@code fieldManager} (its query's {@code
+   * fieldManager}, or null).
+   */
+  public Result admit(
+      Identity user,
+      RequestInfo info,
+      ApiPath api,
+      JsonNode object,
+      JsonNode old,
+      String fieldManager)
       throws Exception {
     if (object == null || !object.isObject()) {
       return new Result(object, null);
     }
     AdmissionRequest request =
         new AdmissionRequest(user, info, api, (ObjectNode) object, old, types);
+    request.fieldManager(fieldManager);
     for (AdmissionPlugin plugin : plugins) {
       MockResponse refusal = plugin.admit(request);
       if (refusal != null) {

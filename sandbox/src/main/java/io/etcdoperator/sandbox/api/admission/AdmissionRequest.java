@@ -43,6 +43,17 @@ public final class AdmissionRequest {
     this.name = object.path("metadata").path("name").asText(api.name() == null ? "" : api.name());
   }
 
+  private String fieldManager;
+
+  /** The write's {@code fieldManager} parameter, or null. */
+  public String fieldManager() {
+    return fieldManager;
+  }
+
+  void fieldManager(String name) {
+    this.fieldManager = name;
+  }
+
   public Identity user() {
     return user;
   }

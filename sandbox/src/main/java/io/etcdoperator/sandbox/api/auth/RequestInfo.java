@@ -83,7 +83,8 @@ public record RequestInfo(
     return new RequestInfo(verb, true, group, resource, subresource, name, namespace, path);
   }
 
-  private static String param(String query, String key) {
+  /** The value of {@code key} in a query string ({@code a=1&b=2}), decoded; null when absent. */
+  public static String param(String query, String key) {
     for (String kv : query.split("&")) {
       int eq = kv.indexOf('=');
       String k = eq < 0 ? kv : kv.substring(0, eq);

@@ -58,7 +58,13 @@ public final class PatchHandler {
             return status(422, "Invalid", "the patch cannot be applied: " + e.getMessage());
           }
           AdmissionChain.Result admitted =
-              admission.admit(request.user(), request.info(), api, merged, object);
+              admission.admit(
+                  request.user(),
+                  request.info(),
+                  api,
+                  merged,
+                  object,
+                  request.queryParameter("fieldManager"));
           if (admitted.refusal() != null) {
             return admitted.refusal();
           }

@@ -44,7 +44,8 @@ public final class WriteHandler implements Handler {
     if (method == HttpMethod.POST && object instanceof ObjectNode o) {
       generateName(o);
     }
-    AdmissionChain.Result admitted = admission.admit(r.user(), r.info(), api, object, old);
+    AdmissionChain.Result admitted =
+        admission.admit(r.user(), r.info(), api, object, old, r.queryParameter("fieldManager"));
     if (admitted.refusal() != null) {
       return admitted.refusal();
     }
