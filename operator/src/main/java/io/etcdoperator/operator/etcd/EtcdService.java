@@ -63,6 +63,28 @@ public interface EtcdService extends AutoCloseable {
         () -> clientUrls.stream().map(u -> status(clusterKey, u)).toList());
   }
 
+  /**
+   * Whether each member at {@code clientUrls} is there, and in which raft term: a progress request
+   * on a watch stream kept open per member, a fraction of a Status call's cost ({@code
+   * ProgressStreams}). A future that completes within about {@code deadline}, one answer per URL in
+   * the given order ({@link Progress#NONE} for a member that did not answer). This default asks
+   * Status instead: for implementations that stand in for etcd in tests.
+   */
+  default CompletableFuture<List<Progress>> progress(
+      String clusterKey, List<String> clientUrls, Duration deadline) {
+    return statuses(clusterKey, clientUrls, deadline)
+        .thenApply(
+            answers ->
+                answers.stream()
+                    .map(
+                        s ->
+                            s.reachable()
+                                ? new Progress(
+                                    true, s.clusterId(), s.memberId(), s.raftTerm(), s.revision())
+                                : Progress.NONE)
+                    .toList());
+  }
+
   /** The member list as seen by the member at {@code clientUrl}. */
   EtcdMemberList memberList(String clusterKey, String clientUrl);
 

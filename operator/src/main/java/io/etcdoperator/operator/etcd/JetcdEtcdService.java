@@ -73,6 +73,7 @@ public final class JetcdEtcdService implements EtcdService {
   private final EtcdMaintenance maintenance;
   private final EtcdMembership membership;
   private final EtcdProbes probes;
+  private final ProgressStreams progress;
 
   public JetcdEtcdService(EtcdServiceConfig config) {
     this.config = config;
@@ -87,6 +88,7 @@ public final class JetcdEtcdService implements EtcdService {
     this.maintenance = new EtcdMaintenance(calls, config.deadline());
     this.membership = new EtcdMembership(calls, config.deadline());
     this.probes = new EtcdProbes(calls);
+    this.progress = new ProgressStreams(channels);
     warmUp();
   }
 
@@ -148,6 +150,12 @@ public final class JetcdEtcdService implements EtcdService {
   public CompletableFuture<List<EtcdStatus>> statuses(
       String clusterKey, List<String> clientUrls, Duration within) {
     return probes.statuses(clusterKey, clientUrls, within);
+  }
+
+  @Override
+  public CompletableFuture<List<Progress>> progress(
+      String clusterKey, List<String> clientUrls, Duration within) {
+    return progress.progress(clusterKey, clientUrls, within);
   }
 
   @Override
@@ -328,11 +336,13 @@ public final class JetcdEtcdService implements EtcdService {
 
   @Override
   public void closeCluster(String clusterKey) {
+    progress.closeCluster(clusterKey);
     channels.closeCluster(clusterKey);
   }
 
   @Override
   public void close() {
+    progress.close();
     channels.close();
     eventLoop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
   }

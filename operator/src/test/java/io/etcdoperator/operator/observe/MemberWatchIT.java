@@ -1,9 +1,14 @@
 package io.etcdoperator.operator.observe;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
 import io.etcdoperator.operator.etcd.ClusterProbe;
+import io.etcdoperator.operator.etcd.EtcdProbe;
+import io.etcdoperator.operator.etcd.EtcdStatus;
 import io.etcdoperator.operator.etcd.JetcdEtcdService;
 import io.etcdoperator.testing.LocalEtcdCluster;
 import io.etcdoperator.testing.LocalEtcdMember;
@@ -12,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -25,6 +31,9 @@ class MemberWatchIT {
   private static final Duration PERIOD = Duration.ofMillis(300);
   private static final Duration HEALTHY = Duration.ofSeconds(30);
 
+  /** A full period no test outlasts. */
+  private static final Duration NEVER = Duration.ofHours(1);
+
   /** The period, the check's deadline, and room for a loaded machine. */
   private static final Duration SEEN_WITHIN = Duration.ofSeconds(3);
 
@@ -33,13 +42,15 @@ class MemberWatchIT {
   void wakesTheReconcileWhenAMemberChangesAndOnlyThen(String version) {
     try (LocalEtcdCluster cluster = LocalEtcdCluster.builder().version(version).members(3).start();
         JetcdEtcdService etcd = new JetcdEtcdService();
-        MemberWatch watch = new MemberWatch(etcd, PERIOD, MemberWatch.CHECK_DEADLINE)) {
+        MemberWatch watch =
+            new MemberWatch(etcd, PERIOD, MemberWatch.CHECK_DEADLINE, NEVER, NEVER)) {
       cluster.awaitHealthy(HEALTHY);
       String key = "it/" + cluster.name();
       AtomicLong woken = new AtomicLong();
       Runnable expectNow = () -> expect(watch, etcd, key, cluster, woken);
 
-      // Quiet: several checks, no wake-up.
+      // Quiet: several checks, no wake-up. Full checks never fall due: every check below is a
+      // progress request.
       expectNow.run();
       long checks = watch.checks();
       await()
@@ -90,6 +101,63 @@ class MemberWatchIT {
           .during(PERIOD.multipliedBy(4))
           .atMost(PERIOD.multipliedBy(4).plus(SEEN_WITHIN))
           .until(() -> woken.get() == 3);
+      assertThat(watch.fullChecks()).isZero();
+    }
+  }
+
+  /**
+   * Progress requests see an election (the raft term moves) without a Status call; a Status call is
+   * made when the busy full period passed after writes moved the revision, and not before.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"3.4", "3.5"})
+  void asksForStatusOnlyWhenDueAndSeesAnElectionByProgress(String version) throws Exception {
+    Duration busy = Duration.ofSeconds(1);
+    try (LocalEtcdCluster cluster = LocalEtcdCluster.builder().version(version).members(3).start();
+        JetcdEtcdService etcd = new JetcdEtcdService();
+        MemberWatch watch = new MemberWatch(etcd, PERIOD, MemberWatch.CHECK_DEADLINE, NEVER, busy);
+        Client client =
+            Client.builder().endpoints(cluster.clientUrls().toArray(String[]::new)).build()) {
+      cluster.awaitHealthy(HEALTHY);
+      String key = "it/" + cluster.name();
+      AtomicLong woken = new AtomicLong();
+      expect(watch, etcd, key, cluster, woken);
+
+      // No writes: progress requests only, however long.
+      await()
+          .during(busy.multipliedBy(2))
+          .atMost(busy.multipliedBy(2).plus(PERIOD.multipliedBy(3)))
+          .until(() -> woken.get() == 0);
+      assertThat(watch.checks()).isGreaterThanOrEqualTo(5);
+      assertThat(watch.fullChecks()).isZero();
+
+      // A write moves the revision: a Status call within the busy period; nothing changed.
+      client
+          .getKVClient()
+          .put(ByteSequence.from("k", UTF_8), ByteSequence.from("v", UTF_8))
+          .get(10, TimeUnit.SECONDS);
+      await().atMost(busy.plus(SEEN_WITHIN)).until(() -> watch.fullChecks() == 1);
+      await()
+          .during(busy.multipliedBy(2))
+          .atMost(busy.multipliedBy(2).plus(PERIOD.multipliedBy(3)))
+          .until(() -> woken.get() == 0 && watch.fullChecks() == 1);
+
+      // Leadership handed to a follower: a new term, seen by a progress request.
+      ClusterProbe probe = etcd.probeAll(key, cluster.clientUrls());
+      String leaderUrl = probe.leaderEndpoint().orElseThrow();
+      EtcdStatus target =
+          probe.reachable().stream()
+              .map(EtcdProbe::status)
+              .filter(s -> !s.isLeader())
+              .findFirst()
+              .orElseThrow();
+      etcd.moveLeader(key, leaderUrl, target.clusterId(), target.memberId());
+      long movedAt = System.nanoTime();
+      await().atMost(SEEN_WITHIN).until(() -> woken.get() == 1);
+      System.out.printf(
+          "etcd %s: leader moved seen after %d ms%n",
+          version, (System.nanoTime() - movedAt) / 1_000_000);
+      assertThat(watch.fullChecks()).isEqualTo(1);
     }
   }
 

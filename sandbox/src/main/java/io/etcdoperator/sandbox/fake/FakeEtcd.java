@@ -9,6 +9,9 @@ import io.etcd.jetcd.api.MemberListResponse;
 import io.etcd.jetcd.api.RangeResponse;
 import io.etcd.jetcd.api.ResponseHeader;
 import io.etcd.jetcd.api.StatusResponse;
+import io.etcd.jetcd.api.WatchGrpc;
+import io.etcd.jetcd.api.WatchRequest;
+import io.etcd.jetcd.api.WatchResponse;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -44,6 +47,7 @@ import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiFunction;
 import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
@@ -60,8 +64,9 @@ import org.slf4j.LoggerFactory;
  * against it says nothing about etcd.
  *
  * <p>It serves Maintenance/Status, Maintenance/Alarm (no alarms), Cluster/MemberList, KV/Range (an
- * empty answer), Auth/AuthStatus (auth off) over gRPC, and {@code /version}, {@code /health},
- * {@code /livez}, {@code /readyz} and {@code /metrics} over HTTP.
+ * empty answer), Watch (created and progress answers only), Auth/AuthStatus (auth off) over gRPC,
+ * and {@code /version}, {@code /health}, {@code /livez}, {@code /readyz} and {@code /metrics} over
+ * HTTP.
  *
  * <h2>Members</h2>
  *
@@ -109,6 +114,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class FakeEtcd implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(FakeEtcd.class);
+
+  private final AtomicLong watchStreams = new AtomicLong();
 
   static final String SERVER_VERSION = "3.5.30";
   static final String CLUSTER_VERSION = "3.5.0";
@@ -194,6 +201,7 @@ public final class FakeEtcd implements AutoCloseable {
     grpc.callHandler(ClusterGrpc.getMemberListMethod(), c -> unary(c, (m, q) -> memberList(m)));
     grpc.callHandler(MaintenanceGrpc.getAlarmMethod(), c -> unary(c, (m, q) -> alarms(m)));
     grpc.callHandler(KVGrpc.getRangeMethod(), c -> unary(c, (m, q) -> range(m)));
+    grpc.callHandler(WatchGrpc.getWatchMethod(), this::watch);
     grpc.callHandler(this::otherCall);
   }
 
@@ -264,6 +272,11 @@ public final class FakeEtcd implements AutoCloseable {
         Long.toHexString(clusterId),
         listeners.stream().map(Listener::url).toList());
     return member;
+  }
+
+  /** How many watch streams were opened so far, on every member. */
+  public long watchStreams() {
+    return watchStreams.get();
   }
 
   /** How many members run now: started and not stopped. */
@@ -449,6 +462,32 @@ public final class FakeEtcd implements AutoCloseable {
             response.end(answer.apply(m, request));
           } catch (Refused r) {
             response.status(r.status).statusMessage(r.getMessage()).end();
+          }
+        });
+  }
+
+  /**
+   * A watch stream: a create request is answered "created" (watch 0, nothing is ever written), a
+   * progress request with the member's header and watch ID -1, as etcd answers both; while the
+   * member is frozen nothing is answered.
+   */
+  private void watch(GrpcServerRequest<WatchRequest, WatchResponse> call) {
+    watchStreams.incrementAndGet();
+    Member m = memberAt(call.connection().localAddress());
+    call.exceptionHandler(ignored -> {});
+    call.errorHandler(ignored -> {});
+    call.endHandler(ignored -> call.response().end());
+    call.handler(
+        request -> {
+          if (m == null || !m.answering()) {
+            return;
+          }
+          WatchResponse.Builder response =
+              WatchResponse.newBuilder().setHeader(header(m, m.cluster.observe()));
+          if (request.hasCreateRequest()) {
+            call.response().write(response.setCreated(true).build());
+          } else if (request.hasProgressRequest()) {
+            call.response().write(response.setWatchId(-1).build());
           }
         });
   }

@@ -15,6 +15,7 @@ import io.etcdoperator.operator.etcd.EtcdServiceConfig;
 import io.etcdoperator.operator.etcd.EtcdStatus;
 import io.etcdoperator.operator.etcd.Health;
 import io.etcdoperator.operator.etcd.JetcdEtcdService;
+import io.etcdoperator.operator.etcd.Progress;
 import io.etcdoperator.sandbox.fake.FakeEtcd.Member;
 import io.etcdoperator.sandbox.net.AddressPool;
 import java.io.IOException;
@@ -27,6 +28,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterAll;
@@ -229,8 +231,18 @@ class FakeEtcdTest {
     }
     List<String> urls = pods.stream().map(Pod::clientUrl).toList();
     assertThat(etcd.probeAll(KEY, urls).reachable()).hasSize(3);
+    List<Progress> progress = etcd.progress(KEY, urls, DEADLINE).get(5, TimeUnit.SECONDS);
+    for (int i = 0; i < 3; i++) {
+      assertThat(progress.get(i))
+          .isEqualTo(
+              new Progress(
+                  true, members.get(i).clusterId(), members.get(i).id(), 2, FakeEtcd.REVISION));
+    }
 
     frozen.set(true);
+    progress = etcd.progress(KEY, urls, DEADLINE).get(5, TimeUnit.SECONDS);
+    assertThat(progress.get(0)).isEqualTo(Progress.NONE);
+    assertThat(progress.subList(1, 3)).allSatisfy(p -> assertThat(p.answered()).isTrue());
     ClusterProbe probe = etcd.probeAll(KEY, urls);
     EtcdProbe icy = probe.members().get(0);
     assertThat(icy.status().failure().orElseThrow().failure())
@@ -245,6 +257,14 @@ class FakeEtcdTest {
 
     frozen.set(false);
     assertThat(etcd.status(KEY, urls.get(0)).failure()).isEmpty();
+    // one stream per member all along, and one more for the member whose request went unanswered
+    progress = etcd.progress(KEY, urls, DEADLINE).get(5, TimeUnit.SECONDS);
+    assertThat(progress.get(0).answered()).isTrue();
+    for (int i = 0; i < 5; i++) {
+      assertThat(etcd.progress(KEY, urls, DEADLINE).get(5, TimeUnit.SECONDS))
+          .allSatisfy(p -> assertThat(p.answered()).isTrue());
+    }
+    assertThat(fake.watchStreams()).isEqualTo(4);
   }
 
   @Test
