@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.PodCondition;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -42,6 +43,22 @@ record Milestones(
         latest(applied, pods, Milestones::containerStarted),
         latest(applied, memberLogs, Milestones::published),
         latest(applied, pods, p -> condition(p, "Ready")));
+  }
+
+  /**
+   * When each pod's containers had all started, from the apply, in the order of the pods' names
+   * (their ordinals, up to 10 members); empty unless every pod shows it.
+   */
+  static List<Duration> starts(Instant applied, List<Pod> pods) {
+    List<Optional<Instant>> starts =
+        pods.stream()
+            .sorted(Comparator.comparing(p -> p.getMetadata().getName()))
+            .map(Milestones::containerStarted)
+            .toList();
+    if (starts.isEmpty() || starts.stream().anyMatch(Optional::isEmpty)) {
+      return List.of();
+    }
+    return starts.stream().map(t -> Duration.between(applied, t.get())).toList();
   }
 
   /** When the log says the member published itself (its first time), from etcd's JSON "ts". */

@@ -2,6 +2,7 @@ package io.etcdoperator.sandbox.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import java.time.Duration;
@@ -119,6 +120,49 @@ class MilestonesTest {
     assertThat(m).isEqualTo(new Milestones(ms(1040), Optional.empty(), ms(1620), Optional.empty()));
     assertThat(m.toString())
         .endsWith("containers started (not yet), etcd formed +1620 ms, pods Ready (not yet)");
+  }
+
+  @Test
+  void eachMembersStartInOrdinalOrderAndTheOperatorsShareAfterReachable() {
+    List<Pod> pods =
+        List.of(
+            named("bench-2", pod(600, 700, 1500)),
+            named("bench-0", pod(350, 420, 1400)),
+            named("bench-1", pod(1040, 1101, 1900)));
+    assertThat(Milestones.starts(APPLIED, pods))
+        .containsExactly(Duration.ofMillis(420), Duration.ofMillis(1101), Duration.ofMillis(700));
+    assertThat(
+            Milestones.starts(
+                APPLIED, List.of(pods.get(0), named("bench-3", pod(1040, null, null)))))
+        .isEmpty();
+
+    Milestones m = Milestones.of(APPLIED, pods, LOGS);
+    // Ready 1960 ms after the apply: pods Ready at +1900 ms, formed at +1620 ms: 60 ms ours.
+    ApplyToReady.SandboxRun run =
+        new ApplyToReady.SandboxRun(
+            Duration.ofMillis(1960), m, ms(30), ms(45), Milestones.starts(APPLIED, pods));
+    assertThat(run.afterReachable()).isEqualTo(ms(60));
+    ApplyToReady.SandboxRun formedLast =
+        new ApplyToReady.SandboxRun(
+            Duration.ofMillis(2000),
+            new Milestones(ms(1040), ms(1101), ms(1950), ms(1900)),
+            ms(30),
+            ms(45),
+            List.of());
+    assertThat(formedLast.afterReachable()).isEqualTo(ms(50));
+    ApplyToReady.SandboxRun unknown =
+        new ApplyToReady.SandboxRun(
+            Duration.ofMillis(2000),
+            new Milestones(ms(1040), ms(1101), Optional.empty(), ms(1900)),
+            ms(30),
+            ms(45),
+            List.of());
+    assertThat(unknown.afterReachable()).isEmpty();
+  }
+
+  private static Pod named(String name, Pod p) {
+    p.setMetadata(new ObjectMetaBuilder().withName(name).build());
+    return p;
   }
 
   @Test
