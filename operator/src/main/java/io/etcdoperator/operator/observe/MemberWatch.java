@@ -14,6 +14,8 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -297,26 +299,10 @@ public final class MemberWatch implements AutoCloseable {
               w.moved = false;
               fullChecks.incrementAndGet();
               etcd.statuses(key, w.urls, checkDeadline)
-                  .whenComplete(
-                      (answers, failure) -> {
-                        w.inFlight.set(false);
-                        if (failure != null) {
-                          LOG.debug("check of {} failed: {}", key, failure.toString());
-                        } else {
-                          compare(key, w, answers);
-                        }
-                      });
+                  .whenComplete(then(key, w, answers -> compare(key, w, answers)));
             } else {
               etcd.progress(key, w.urls, checkDeadline)
-                  .whenComplete(
-                      (answers, failure) -> {
-                        w.inFlight.set(false);
-                        if (failure != null) {
-                          LOG.debug("check of {} failed: {}", key, failure.toString());
-                        } else {
-                          compareProgress(key, w, answers);
-                        }
-                      });
+                  .whenComplete(then(key, w, answers -> compareProgress(key, w, answers)));
             }
           });
     } catch (RuntimeException e) {
@@ -362,6 +348,18 @@ public final class MemberWatch implements AutoCloseable {
       w.revisions = revisions;
       w.moved = true;
     }
+  }
+
+  /** What to do when a check's answers are in: free the cluster for the next, then compare. */
+  private static <T> BiConsumer<T, Throwable> then(String key, Watched w, Consumer<T> compare) {
+    return (answers, failure) -> {
+      w.inFlight.set(false);
+      if (failure != null) {
+        LOG.debug("check of {} failed: {}", key, failure.toString());
+      } else {
+        compare.accept(answers);
+      }
+    };
   }
 
   private void changed(String key, Watched w, int ordinal, String how) {
