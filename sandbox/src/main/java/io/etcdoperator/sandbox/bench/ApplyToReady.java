@@ -87,23 +87,14 @@ final class ApplyToReady {
         Sandbox.start(
             SandboxConfig.defaults(dir), operator == null ? OperatorLauncher.NONE : operator)) {
       KubernetesClient k = s.client();
+      if (operator != null) {
+        warmUp(k);
+      }
       FirstSeen objects = new FirstSeen(k, "default", "bench");
       Instant applied = Instant.now();
       long t0 = System.nanoTime();
       if (operator != null) {
-        k.genericKubernetesResources(ETCD_CLUSTERS)
-            .inNamespace("default")
-            .resource(
-                new GenericKubernetesResourceBuilder()
-                    .withApiVersion("etcd.aenix.io/v1alpha1")
-                    .withKind("EtcdCluster")
-                    .withNewMetadata()
-                    .withName("bench")
-                    .withNamespace("default")
-                    .endMetadata()
-                    .withAdditionalProperties(Map.of("spec", Map.of("replicas", 3)))
-                    .build())
-            .create();
+        apply(k, "bench", 3);
         await(
             () ->
                 ready(
@@ -147,6 +138,43 @@ final class ApplyToReady {
   }
 
   private static final Duration PODS_READY_GRACE = Duration.ofSeconds(5);
+
+  private static void apply(KubernetesClient k, String name, int replicas) {
+    k.genericKubernetesResources(ETCD_CLUSTERS)
+        .inNamespace("default")
+        .resource(
+            new GenericKubernetesResourceBuilder()
+                .withApiVersion("etcd.aenix.io/v1alpha1")
+                .withKind("EtcdCluster")
+                .withNewMetadata()
+                .withName(name)
+                .withNamespace("default")
+                .endMetadata()
+                .withAdditionalProperties(Map.of("spec", Map.of("replicas", replicas)))
+                .build())
+        .create();
+  }
+
+  /**
+   * The operator starts with the sandbox, and its first reconcile ever is slower than any after; a
+   * user's apply meets an operator that has run a while. So a cluster of 0 members (hibernated from
+   * the start: its objects, no pod) is applied first, and the clock starts once its status says it
+   * was reconciled.
+   */
+  private static void warmUp(KubernetesClient k) throws Exception {
+    apply(k, "warm-up", 0);
+    await(
+        () -> {
+          GenericKubernetesResource c =
+              k.genericKubernetesResources(ETCD_CLUSTERS)
+                  .inNamespace("default")
+                  .withName("warm-up")
+                  .get();
+          return c != null
+              && c.getAdditionalProperties().get("status") instanceof Map<?, ?> status
+              && status.get("observedGeneration") != null;
+        });
+  }
 
   private static List<Pod> benchPods(KubernetesClient k) {
     return k.pods().inNamespace("default").list().getItems().stream()
