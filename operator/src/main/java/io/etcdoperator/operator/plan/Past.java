@@ -13,20 +13,27 @@ import java.util.stream.Collectors;
  * What the world keeps of a cluster's past, for {@link Facts}.
  *
  * <p>Whether the cluster ever formed is read from every sign the world keeps, the operator's
- * ConfigMap being only one: a claim marked with a member ID (a member was healthy on it), a member
- * that answers (etcd serves clients only once it joined a cluster with quorum), a member pod that
- * is Ready (its readiness probe asks {@code /health}, which needs a leader), and, when the
- * ConfigMap is gone, a member pod running etcd (it may hold the only copy of some data; a {@code
- * new} cluster must never be bootstrapped over it). A StatefulSet alone is no sign: one exists from
- * the first moment of a bootstrap, and announcing {@code existing} to members of a cluster that
- * never formed would keep them from ever starting.
+ * ConfigMap being only one: a claim marked with a member ID (a member was healthy on it) and not
+ * being deleted, a member that answers (etcd serves clients only once it joined a cluster with
+ * quorum), a member pod that is Ready (its readiness probe asks {@code /health}, which needs a
+ * leader), and, when the ConfigMap is gone, a member pod running etcd (it may hold the only copy of
+ * some data; a {@code new} cluster must never be bootstrapped over it). A StatefulSet alone is no
+ * sign: one exists from the first moment of a bootstrap, and announcing {@code existing} to members
+ * of a cluster that never formed would keep them from ever starting.
+ *
+ * <p>A marked claim that is being deleted is no sign: its data is going, and it is what a user
+ * leaves for a moment after deleting a cluster and its claims (the claim waits for its protection
+ * finalizer). Taken for a past, it made the next cluster of the same name wait for members it never
+ * had, the ConfigMap written as {@code existing} with none of them, for good. {@link
+ * Facts#knownOrdinals} skips such claims for the same reason.
  */
 final class Past {
   private Past() {}
 
   static boolean existed(ClusterView view) {
     boolean configMapSaysSo = view.clusterState().map(ClusterState::existing).orElse(false);
-    boolean claimMarked = view.claims().values().stream().anyMatch(c -> c.memberId() != 0);
+    boolean claimMarked =
+        view.claims().values().stream().anyMatch(c -> c.memberId() != 0 && !c.terminating());
     boolean answers =
         view.probes().values().stream().anyMatch(p -> p.reachable() && p.clusterId() != 0);
     boolean ready = view.pods().values().stream().anyMatch(PodView::ready);

@@ -99,10 +99,16 @@ final class SecretCache {
     return secret;
   }
 
-  /** An ObjectMeta without the empty collections a new one starts with (kept per cached object). */
+  /**
+   * An ObjectMeta without the empty collections a new one starts with (kept per cached object). Its
+   * annotations are the shared empty map, not null: JOSDK's informer event source reads an
+   * annotation of every object it is handed from the store (the Secrets listed when the informer
+   * starts come from it) without a null check, and with null it failed on each of them, their
+   * events lost.
+   */
   static ObjectMeta bareMeta() {
     ObjectMeta meta = new ObjectMeta();
-    meta.setAnnotations(null);
+    meta.setAnnotations(Map.of());
     meta.setLabels(null);
     meta.setFinalizers(null);
     meta.setManagedFields(null);

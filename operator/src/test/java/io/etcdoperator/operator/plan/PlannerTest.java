@@ -176,6 +176,18 @@ class PlannerTest {
                 "False/Bootstrapping",
                 "False/Bootstrapping")),
         row(
+            "an earlier cluster's marked claims still being deleted, nothing else: their data is"
+                + " going, so this cluster never formed: bootstrap (CI, stop 40)",
+            target(3),
+            Views.fresh().claimTerminating(0).claimTerminating(1).claimTerminating(2),
+            expect(
+                "Bootstrap",
+                new Step.None(),
+                3,
+                NEW,
+                "False/Bootstrapping",
+                "False/Bootstrapping")),
+        row(
             "members answer but see no leader, the ConfigMap still says new: etcd serves clients only"
                 + " once it joined a cluster with quorum, so it formed: quorum lost, not bootstrapping",
             target(3),

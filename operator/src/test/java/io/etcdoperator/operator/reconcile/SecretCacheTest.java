@@ -49,7 +49,10 @@ class SecretCacheTest {
     assertThat(kept.getMetadata().getResourceVersion()).isEqualTo("7");
     assertThat(kept.getMetadata().getUid()).isNull();
     assertThat(kept.getMetadata().getLabels()).isNullOrEmpty();
-    assertThat(kept.getMetadata().getAnnotations()).isNullOrEmpty();
+    assertThat(kept.getMetadata().getAnnotations())
+        .as("empty, not null: JOSDK reads an annotation of each object the store hands it")
+        .isNotNull()
+        .isEmpty();
     assertThat(kept.getData()).isNullOrEmpty();
     assertThat(kept.getStringData()).isNullOrEmpty();
     assertThat(store.size()).isEqualTo(1);
