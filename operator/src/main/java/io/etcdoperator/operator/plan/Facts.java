@@ -266,12 +266,15 @@ public final class Facts {
     return voters().stream().filter(this::healthy).toList();
   }
 
-  /** The first member's pod, by ordinal, that is not Ready (the client Service skips it). */
+  /**
+   * The first member's pod, by ordinal, that is not Ready or is terminating (the client Service
+   * skips it).
+   */
   Optional<PodView> unreadyMemberPod() {
     return members.stream()
         .map(m -> view.pod(m.ordinal()))
         .flatMap(Optional::stream)
-        .filter(p -> !p.ready())
+        .filter(p -> !p.ready() || p.terminating())
         .findFirst();
   }
 

@@ -109,10 +109,13 @@ final class MembershipRules {
   /**
    * Every member as wanted and no pod to roll: Ready, or, not Ready, an alarm etcd raised, the
    * members that are unhealthy (nothing is done about them: a member that is down comes back with
-   * its pod), or a healthy member whose pod is not Ready yet. Ready promises that clients reach
-   * every member through the client Service, which sends them to Ready pods only: a member that
-   * serves before its kubelet's readiness probe passed is not there yet. Last of the quorum rules:
-   * it is what is left when nothing needs changing.
+   * its pod), or a healthy member whose pod is not Ready yet or is being deleted. Ready promises
+   * that clients reach every member through the client Service, which sends them to Ready pods
+   * only, never to a terminating one (its EndpointSlice marks the endpoint not ready): a member
+   * that serves before its kubelet's readiness probe passed is not there yet, and one whose pod is
+   * being deleted (the last pod of a roll, a pod deleted by hand) is going, while etcd still
+   * answers for its grace period. Last of the quorum rules: it is what is left when nothing needs
+   * changing.
    */
   static final class InSync implements Rule {
     @Override
@@ -132,9 +135,15 @@ final class MembershipRules {
                 s,
                 Conditions.PODS_NOT_READY,
                 new Step.Wait(
-                    "pod "
-                        + unready.get().name()
-                        + " to be Ready: the client Service sends clients to Ready pods only")));
+                    unready.get().terminating()
+                        ? "pod "
+                            + unready.get().name()
+                            + " to be replaced: it is terminating, and the client Service sends no"
+                            + " client to a terminating pod"
+                        : "pod "
+                            + unready.get().name()
+                            + " to be Ready: the client Service sends clients to Ready pods"
+                            + " only")));
       }
       return Optional.of(Decisions.ready(s));
     }

@@ -243,6 +243,20 @@ class PlannerTest {
             expect(
                 "InSync", new Step.None(), 3, EXISTING, "True/QuorumHeld", "True/AllMembersReady")),
         row(
+            "healthy, but a member's pod is being deleted (the last of a roll): not Ready, the"
+                + " client Service sends no client to a terminating pod (benchmark, stop 41)",
+            target(3),
+            Views.healthy(3).terminating(0),
+            expect(
+                "InSync",
+                new Step.Wait(
+                    "pod test-0 to be replaced: it is terminating, and the client Service sends"
+                        + " no client to a terminating pod"),
+                3,
+                EXISTING,
+                "True/QuorumHeld",
+                "False/PodsNotReady")),
+        row(
             "healthy, but a member's pod not Ready yet: not Ready, clients cannot reach it",
             target(3),
             Views.healthy(3).pod(2, true, false),
