@@ -60,13 +60,16 @@ final class ApplyToReady {
    *     operator)
    * @param objects apply to the last of the cluster's objects seen by then
    * @param starts apply to each member's container start, by ordinal
+   * @param reactions the operator's reactions on the cluster once Ready ({@link Reactions}), in the
+   *     order of {@link Reactions#SCENARIOS}; empty when not run
    */
   record SandboxRun(
       Duration total,
       Milestones milestones,
       Optional<Duration> statefulSet,
       Optional<Duration> objects,
-      List<Duration> starts) {
+      List<Duration> starts,
+      List<Reactions.Result> reactions) {
 
     /**
      * The operator's share after etcd: from the moment etcd had formed and the last pod was Ready
@@ -82,7 +85,12 @@ final class ApplyToReady {
     }
   }
 
-  static SandboxRun sandbox(Path dir, OperatorLauncher operator) throws Exception {
+  /**
+   * One bootstrap in the sandbox; then, when {@code reactions} and with an operator, the {@link
+   * Reactions} on the cluster it made ({@code run} marks this run's roll).
+   */
+  static SandboxRun sandbox(Path dir, OperatorLauncher operator, boolean reactions, int run)
+      throws Exception {
     try (Sandbox s =
         Sandbox.start(
             SandboxConfig.defaults(dir), operator == null ? OperatorLauncher.NONE : operator)) {
@@ -128,12 +136,17 @@ final class ApplyToReady {
         String log = k.pods().inNamespace("default").withName(p.getMetadata().getName()).getLog();
         logs.add(log == null ? "" : log);
       }
+      Milestones milestones = Milestones.of(applied, pods, logs);
+      List<Duration> starts = Milestones.starts(applied, pods);
+      List<Reactions.Result> reacted =
+          operator != null && reactions ? Reactions.run(k, s.faults(), "bench", run) : List.of();
       return new SandboxRun(
           total,
-          Milestones.of(applied, pods, logs),
+          milestones,
           operator == null ? Optional.empty() : statefulSet,
           operator == null ? Optional.empty() : all,
-          Milestones.starts(applied, pods));
+          starts,
+          reacted);
     }
   }
 

@@ -52,6 +52,16 @@ public final class BenchmarkCommand implements Callable<Integer> {
   Path dir;
 
   @Option(
+      names = "--reactions",
+      negatable = true,
+      defaultValue = "true",
+      fallbackValue = "true",
+      description =
+          "After each bootstrap, time the operator's reactions on the cluster: a member killed,"
+              + " a member wiped, a roll of 3, a scale-up to 4 (default: ${DEFAULT-VALUE}).")
+  boolean reactions;
+
+  @Option(
       names = "--etcd",
       description =
           "etcd binary of the by-hand baseline (default: the sandbox's etcd 3.5, which the"
@@ -88,7 +98,8 @@ public final class BenchmarkCommand implements Callable<Integer> {
         clean(dir.resolve("hand-" + i));
         byHand.add(ApplyToReady.byHand(dir.resolve("hand-" + i), etcd, List.of()));
         clean(dir.resolve("sandbox-" + i));
-        ApplyToReady.SandboxRun run = ApplyToReady.sandbox(dir.resolve("sandbox-" + i), operator);
+        ApplyToReady.SandboxRun run =
+            ApplyToReady.sandbox(dir.resolve("sandbox-" + i), operator, reactions, i + 1);
         sandbox.add(run);
         Duration paced = null;
         if (run.starts().size() == 3) {
@@ -107,6 +118,12 @@ public final class BenchmarkCommand implements Callable<Integer> {
             plus(run.objects()),
             run.milestones(),
             plus(run.afterReachable()));
+        if (!run.reactions().isEmpty()) {
+          System.out.printf(
+              "run %d reactions (reaction/settled): %s%n",
+              i + 1,
+              String.join(", ", run.reactions().stream().map(Reactions.Result::toString).toList()));
+        }
       }
     } catch (SandboxException e) {
       System.err.println("benchmark: " + e.getMessage());
@@ -126,6 +143,9 @@ public final class BenchmarkCommand implements Callable<Integer> {
           ms(median(sandbox, ApplyToReady.SandboxRun::statefulSet)),
           ms(median(sandbox, ApplyToReady.SandboxRun::objects)),
           ms(median(sandbox, ApplyToReady.SandboxRun::afterReachable)));
+      if (sandbox.stream().anyMatch(r -> !r.reactions().isEmpty())) {
+        System.out.println(Reactions.summary(sandbox.stream().map(r -> r.reactions()).toList()));
+      }
     }
     if (!likePods.isEmpty()) {
       Duration p = median(likePods);
@@ -175,7 +195,13 @@ public final class BenchmarkCommand implements Callable<Integer> {
   /** Runs itself again in a JVM that resolves sandbox names (see {@link Relauncher}). */
   private int relaunch() throws Exception {
     List<String> args =
-        new ArrayList<>(List.of("--runs", String.valueOf(runs), "--dir", dir.toString()));
+        new ArrayList<>(
+            List.of(
+                "--runs",
+                String.valueOf(runs),
+                "--dir",
+                dir.toString(),
+                reactions ? "--reactions" : "--no-reactions"));
     if (etcd != null) {
       args.add("--etcd");
       args.add(etcd);

@@ -140,7 +140,12 @@ class MilestonesTest {
     // Ready 1960 ms after the apply: pods Ready at +1900 ms, formed at +1620 ms: 60 ms ours.
     ApplyToReady.SandboxRun run =
         new ApplyToReady.SandboxRun(
-            Duration.ofMillis(1960), m, ms(30), ms(45), Milestones.starts(APPLIED, pods));
+            Duration.ofMillis(1960),
+            m,
+            ms(30),
+            ms(45),
+            Milestones.starts(APPLIED, pods),
+            List.of());
     assertThat(run.afterReachable()).isEqualTo(ms(60));
     ApplyToReady.SandboxRun formedLast =
         new ApplyToReady.SandboxRun(
@@ -148,6 +153,7 @@ class MilestonesTest {
             new Milestones(ms(1040), ms(1101), ms(1950), ms(1900)),
             ms(30),
             ms(45),
+            List.of(),
             List.of());
     assertThat(formedLast.afterReachable()).isEqualTo(ms(50));
     ApplyToReady.SandboxRun unknown =
@@ -156,6 +162,7 @@ class MilestonesTest {
             new Milestones(ms(1040), ms(1101), Optional.empty(), ms(1900)),
             ms(30),
             ms(45),
+            List.of(),
             List.of());
     assertThat(unknown.afterReachable()).isEmpty();
   }

@@ -274,7 +274,7 @@ class SandboxCommandIT {
             .redirectOutput(log.toFile())
             .start();
     try {
-      assertThat(p.waitFor(180, TimeUnit.SECONDS)).as("the benchmark ended").isTrue();
+      assertThat(p.waitFor(300, TimeUnit.SECONDS)).as("the benchmark ended").isTrue();
       String out = Files.readString(log);
       assertThat(p.exitValue()).as(out).isZero();
       assertThat(out)
@@ -289,6 +289,15 @@ class SandboxCommandIT {
               "each member started when the sandbox's container did: [0-9]+ ms;"
                   + " ratio sandbox/that: [0-9]+[.,][0-9]{2} \\(goal <= 1.15\\)")
           .containsPattern("all at once: [0-9]+ ms; ratio sandbox/that: [0-9]+[.,][0-9]{2}")
+          // the reactions on the cluster once Ready, every figure seen (Reactions)
+          .containsPattern(
+              "run 1 reactions \\(reaction/settled\\): member killed -?[0-9]+ ms/-?[0-9]+ ms,"
+                  + " member wiped -?[0-9]+ ms/-?[0-9]+ ms, roll of 3 -?[0-9]+ ms/-?[0-9]+ ms,"
+                  + " scale-up 3 -> 4 -?[0-9]+ ms/-?[0-9]+ ms")
+          .containsPattern(
+              "scale-up 3 -> 4: spec seen -> first action -?[0-9]+ ms \\(goal <= 100 ms\\);"
+                  + " new member promoted and Ready -> status -?[0-9]+ ms \\(goal <= 100 ms\\)")
+          .doesNotContain("(unseen)")
           .doesNotContain("\tat ");
     } finally {
       p.destroyForcibly();
