@@ -4,6 +4,7 @@ import static io.etcdoperator.sandbox.bench.Readings.ROLL;
 import static io.etcdoperator.sandbox.bench.Readings.annotation;
 import static io.etcdoperator.sandbox.bench.Readings.atLeast;
 import static io.etcdoperator.sandbox.bench.Readings.brief;
+import static io.etcdoperator.sandbox.bench.Readings.exitedSince;
 import static io.etcdoperator.sandbox.bench.Readings.healthy;
 import static io.etcdoperator.sandbox.bench.Readings.member;
 import static io.etcdoperator.sandbox.bench.Readings.named;
@@ -177,14 +178,15 @@ final class Reactions {
 
   private Result wiped() throws Exception {
     String pod = cluster + "-2";
-    int restarts = restartsNow(pod);
     Instant at = Instant.now();
     if (faults.wipe(NAMESPACE, pod).isEmpty()) {
       // no claim to lose (emptyDir): nothing to measure
       return new Result(SCENARIOS.get(1), Optional.empty(), Optional.empty());
     }
+    // What the operator acts on: the restarted etcd's own exit on the empty volume (raft's panic
+    // over the lost log, in the container's termination), not the wipe's kill before it.
     Instant visible =
-        t.pods.await(at, p -> named(p, pod) && restarts(p) > restarts, LIMIT, pod + " restarted");
+        t.pods.await(at, p -> named(p, pod) && exitedSince(p, at), LIMIT, pod + " exited");
     Instant shown =
         t.clusters.await(at, c -> !settled(c, generation(), 3), LIMIT, pod + " shown wiped");
     Instant status = t.clusters.await(shown, c -> settled(c, generation(), 3), LIMIT, "settled");

@@ -4,15 +4,18 @@ import io.etcdoperator.api.v1alpha1.EtcdCluster;
 import io.etcdoperator.api.v1alpha1.EtcdClusterStatus;
 import io.etcdoperator.api.v1alpha1.MemberStatus;
 import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.ContainerState;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.stream.Stream;
 
 /**
  * What {@link Reactions} reads from the objects its watches deliver and from etcd's log lines:
@@ -97,6 +100,41 @@ final class Readings {
 
   static boolean healthy(MemberStatus m) {
     return Boolean.TRUE.equals(m.getHealthy());
+  }
+
+  /**
+   * Whether a container of the pod ended by itself (any exit code but SIGKILL's 137) at or after
+   * {@code after}, as its current or last state shows (to the second: Kubernetes writes seconds).
+   */
+  static boolean exitedSince(Pod p, Instant after) {
+    if (p.getStatus() == null || p.getStatus().getContainerStatuses() == null) {
+      return false;
+    }
+    return p.getStatus().getContainerStatuses().stream()
+        .flatMap(
+            c ->
+                Stream.of(c.getState(), c.getLastState())
+                    .filter(Objects::nonNull)
+                    .map(ContainerState::getTerminated)
+                    .filter(Objects::nonNull))
+        .anyMatch(
+            t ->
+                t.getExitCode() != null
+                    && t.getExitCode() != 137
+                    && time(t.getFinishedAt())
+                        .map(f -> !f.isBefore(after.truncatedTo(ChronoUnit.SECONDS)))
+                        .orElse(false));
+  }
+
+  private static Optional<Instant> time(String t) {
+    if (t == null) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(Instant.parse(t));
+    } catch (DateTimeParseException e) {
+      return Optional.empty();
+    }
   }
 
   static int restarts(Pod p) {

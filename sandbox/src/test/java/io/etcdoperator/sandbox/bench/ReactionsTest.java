@@ -7,7 +7,11 @@ import io.etcdoperator.api.v1alpha1.EtcdClusterStatus;
 import io.etcdoperator.api.v1alpha1.MemberStatus;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConditionBuilder;
+import io.fabric8.kubernetes.api.model.ContainerState;
+import io.fabric8.kubernetes.api.model.ContainerStateBuilder;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -121,6 +125,46 @@ class ReactionsTest {
     assertThat(Readings.ts("raft2026/12/07 11:40:01 INFO: not json")).isEmpty();
     assertThat(Readings.ts("{\"ts\":\"yesterday\"}")).isEmpty();
     assertThat(Readings.ts("{\"ts\":\"2026-12-07T11:40")).isEmpty();
+  }
+
+  static Pod exited(Integer exitCode, String finishedAt, boolean last) {
+    ContainerState terminated =
+        new ContainerStateBuilder()
+            .withNewTerminated()
+            .withExitCode(exitCode)
+            .withFinishedAt(finishedAt)
+            .endTerminated()
+            .build();
+    return new PodBuilder()
+        .withNewStatus()
+        .addNewContainerStatus()
+        .withName("etcd")
+        .withState(
+            last ? new ContainerStateBuilder().withNewRunning().endRunning().build() : terminated)
+        .withLastState(last ? terminated : null)
+        .endContainerStatus()
+        .endStatus()
+        .build();
+  }
+
+  @Test
+  void aContainersOwnExitIsToldFromTheKillBeforeIt() {
+    Instant at = Instant.parse("2026-12-07T11:49:28.500Z");
+    assertThat(Readings.exitedSince(exited(2, "2026-12-07T11:49:28.800Z", false), at)).isTrue();
+    assertThat(Readings.exitedSince(exited(2, "2026-12-07T11:49:29.100Z", true), at))
+        .as("in the last state, once restarted")
+        .isTrue();
+    assertThat(Readings.exitedSince(exited(2, "2026-12-07T11:49:28Z", true), at))
+        .as("Kubernetes writes seconds: the same second counts")
+        .isTrue();
+    assertThat(Readings.exitedSince(exited(137, "2026-12-07T11:49:28.800Z", false), at))
+        .as("the wipe's own kill")
+        .isFalse();
+    assertThat(Readings.exitedSince(exited(2, "2026-12-07T11:49:20Z", true), at))
+        .as("an exit before the wipe")
+        .isFalse();
+    assertThat(Readings.exitedSince(exited(2, null, false), at)).isFalse();
+    assertThat(Readings.exitedSince(new Pod(), at)).isFalse();
   }
 
   @Test
