@@ -74,7 +74,7 @@ final class Reactions {
   private static final List<String> REACTION =
       List.of(
           "kill -> status shows it",
-          "pod restart seen -> member removed",
+          "its etcd's exit seen -> member removed",
           "spec seen -> first action",
           "spec seen -> first action");
 
@@ -176,8 +176,14 @@ final class Reactions {
     return new Result(SCENARIOS.get(0), since(at, shown), since(back, status));
   }
 
+  /**
+   * A follower's volume wiped (the highest ordinal that does not lead). A wiped leader is not
+   * taken: restarted empty, it joins the new leader's term and is sent a snapshot, so etcd repairs
+   * it alone and the operator has nothing to do (seen in a run of this benchmark). Should the
+   * follower's etcd not exit by itself within {@link #EXIT_LIMIT}, the figures are unseen.
+   */
   private Result wiped() throws Exception {
-    String pod = cluster + "-2";
+    String pod = follower();
     Instant at = Instant.now();
     if (faults.wipe(NAMESPACE, pod).isEmpty()) {
       // no claim to lose (emptyDir): nothing to measure
@@ -185,18 +191,44 @@ final class Reactions {
     }
     // What the operator acts on: the restarted etcd's own exit on the empty volume (raft's panic
     // over the lost log, in the container's termination), not the wipe's kill before it.
-    Instant visible =
-        t.pods.await(at, p -> named(p, pod) && exitedSince(p, at), LIMIT, pod + " exited");
+    Optional<Instant> visible =
+        t.pods.within(at, p -> named(p, pod) && exitedSince(p, at), EXIT_LIMIT);
     Instant shown =
-        t.clusters.await(at, c -> !settled(c, generation(), 3), LIMIT, pod + " shown wiped");
+        visible.isPresent()
+            ? t.clusters.await(at, c -> !settled(c, generation(), 3), LIMIT, pod + " shown wiped")
+            : at;
     Instant status = t.clusters.await(shown, c -> settled(c, generation(), 3), LIMIT, "settled");
-    Optional<Instant> removed =
-        logged(List.of(cluster + "-0", cluster + "-1"), "removed member", at);
-    Optional<Instant> promoted = logged(List.of(cluster + "-0"), "promote member", at);
+    if (visible.isEmpty()) {
+      return new Result(SCENARIOS.get(1), Optional.empty(), Optional.empty());
+    }
+    List<String> others =
+        Stream.of(0, 1, 2).map(i -> cluster + "-" + i).filter(n -> !n.equals(pod)).toList();
+    Optional<Instant> removed = logged(others, "removed member", at);
+    Optional<Instant> promoted = logged(others, "promote member", at);
     // the new member's pod: the old one is deleted with its claim, so restarts start again
     Optional<Instant> ready = t.pods.first(removed.orElse(at), p -> named(p, pod) && ready(p));
     return new Result(
-        SCENARIOS.get(1), removed.flatMap(r -> since(visible, r)), done(ready, promoted, status));
+        SCENARIOS.get(1),
+        removed.flatMap(r -> since(visible.get(), r)),
+        done(ready, promoted, status));
+  }
+
+  private static final Duration EXIT_LIMIT = Duration.ofSeconds(30);
+
+  /** The highest ordinal of the first three whose member does not lead, as the status says. */
+  private String follower() {
+    Optional<EtcdCluster> c = t.clusters.latest();
+    for (int i = 2; i >= 0; i--) {
+      String name = cluster + "-" + i;
+      boolean leads =
+          c.flatMap(x -> member(x, name))
+              .map(m -> Boolean.TRUE.equals(m.getLeader()))
+              .orElse(false);
+      if (!leads) {
+        return name;
+      }
+    }
+    return cluster + "-2";
   }
 
   private Result roll(int run) throws Exception {

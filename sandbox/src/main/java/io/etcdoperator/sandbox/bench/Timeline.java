@@ -46,14 +46,21 @@ final class Timeline implements AutoCloseable {
      */
     Instant await(Instant after, Predicate<T> matches, Duration limit, String what)
         throws InterruptedException {
+      return within(after, matches, limit)
+          .orElseThrow(
+              () ->
+                  new IllegalStateException(
+                      "not seen within " + limit.toSeconds() + " s: " + what));
+    }
+
+    /** As {@link #await}, empty when not seen within {@code limit}. */
+    Optional<Instant> within(Instant after, Predicate<T> matches, Duration limit)
+        throws InterruptedException {
       long deadline = System.nanoTime() + limit.toNanos();
       while (true) {
         Optional<Instant> at = first(after, matches);
-        if (at.isPresent()) {
-          return at.get();
-        }
-        if (System.nanoTime() > deadline) {
-          throw new IllegalStateException("not seen within " + limit.toSeconds() + " s: " + what);
+        if (at.isPresent() || System.nanoTime() > deadline) {
+          return at;
         }
         Thread.sleep(10);
       }

@@ -179,7 +179,7 @@ class ReactionsTest {
     assertThat(summary)
         .contains(
             "member killed: kill -> status shows it 500 ms (goal <= 5 s); member back and Ready -> status 40 ms (goal <= 100 ms)")
-        .contains("member wiped: pod restart seen -> member removed 40 ms (goal <= 100 ms)")
+        .contains("member wiped: its etcd's exit seen -> member removed 40 ms (goal <= 100 ms)")
         .contains("; new member promoted and Ready -> status 30 ms (goal <= 100 ms)")
         .contains(
             "roll of 3: spec seen -> first action 20 ms (goal <= 100 ms); last pod Ready -> status 70 ms")
