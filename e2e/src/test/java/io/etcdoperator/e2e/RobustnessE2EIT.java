@@ -46,7 +46,7 @@ class RobustnessE2EIT {
   static Stream<Arguments> shortSet() {
     Stream<Arguments> always =
         Stream.of(
-            Arguments.of(RobustnessPlan.of(2801, Action.ROLL, Fault.KILL, Fault.OPERATOR_CRASH)),
+            Arguments.of(RobustnessPlan.of(2801, Action.ROLL, Fault.OPERATOR_CRASH, Fault.KILL)),
             Arguments.of(
                 RobustnessPlan.of(
                     2803,
