@@ -5,7 +5,6 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.format.DateTimeParseException;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
@@ -63,19 +62,7 @@ record Milestones(
 
   /** When the log says the member published itself (its first time), from etcd's JSON "ts". */
   static Optional<Instant> published(String log) {
-    return log.lines()
-        .filter(l -> l.contains(PUBLISHED))
-        .findFirst()
-        .flatMap(
-            l -> {
-              int at = l.indexOf("\"ts\":\"");
-              if (at < 0) {
-                return Optional.empty();
-              }
-              int from = at + "\"ts\":\"".length();
-              int to = l.indexOf('"', from);
-              return to < 0 ? Optional.empty() : parse(l.substring(from, to));
-            });
+    return log.lines().filter(l -> l.contains(PUBLISHED)).findFirst().flatMap(Readings::ts);
   }
 
   private static <T> Optional<Duration> latest(
@@ -100,7 +87,7 @@ record Milestones(
     return p.getStatus().getConditions().stream()
         .filter(c -> type.equals(c.getType()) && "True".equals(c.getStatus()))
         .map(PodCondition::getLastTransitionTime)
-        .flatMap(t -> parse(t).stream())
+        .flatMap(t -> Readings.time(t).stream())
         .findFirst();
   }
 
@@ -122,18 +109,7 @@ record Milestones(
     return Optional.ofNullable(s.getState())
         .map(st -> st.getRunning())
         .map(r -> r.getStartedAt())
-        .flatMap(Milestones::parse);
-  }
-
-  private static Optional<Instant> parse(String t) {
-    if (t == null) {
-      return Optional.empty();
-    }
-    try {
-      return Optional.of(Instant.parse(t));
-    } catch (DateTimeParseException e) {
-      return Optional.empty();
-    }
+        .flatMap(Readings::time);
   }
 
   /**

@@ -26,6 +26,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Consumer;
 import java.util.stream.Stream;
 
 /**
@@ -233,24 +234,18 @@ final class Reactions {
 
   private Result roll(int run) throws Exception {
     long generation =
-        k.resources(EtcdCluster.class)
-            .inNamespace(NAMESPACE)
-            .withName(cluster)
-            .edit(
-                c -> {
-                  var template = c.getSpec().getPodTemplate();
-                  if (template == null) {
-                    template = new PodTemplate();
-                    c.getSpec().setPodTemplate(template);
-                  }
-                  if (template.getMetadata() == null) {
-                    template.setMetadata(new EmbeddedObjectMetadata());
-                  }
-                  template.getMetadata().setAnnotations(Map.of(ROLL, String.valueOf(run)));
-                  return c;
-                })
-            .getMetadata()
-            .getGeneration();
+        edit(
+            c -> {
+              var template = c.getSpec().getPodTemplate();
+              if (template == null) {
+                template = new PodTemplate();
+                c.getSpec().setPodTemplate(template);
+              }
+              if (template.getMetadata() == null) {
+                template.setMetadata(new EmbeddedObjectMetadata());
+              }
+              template.getMetadata().setAnnotations(Map.of(ROLL, String.valueOf(run)));
+            });
     String mark = String.valueOf(run);
     Instant visible = t.clusters.await(Instant.EPOCH, c -> atLeast(c, generation), LIMIT, "spec");
     Instant status =
@@ -278,17 +273,7 @@ final class Reactions {
   }
 
   private Result scaleUp() throws Exception {
-    long generation =
-        k.resources(EtcdCluster.class)
-            .inNamespace(NAMESPACE)
-            .withName(cluster)
-            .edit(
-                c -> {
-                  c.getSpec().setReplicas(4);
-                  return c;
-                })
-            .getMetadata()
-            .getGeneration();
+    long generation = edit(c -> c.getSpec().setReplicas(4));
     Instant visible = t.clusters.await(Instant.EPOCH, c -> atLeast(c, generation), LIMIT, "spec");
     Instant status =
         t.clusters.await(visible, c -> settled(c, generation, 4), LIMIT, "scale-up settled");
@@ -302,6 +287,20 @@ final class Reactions {
     Optional<Instant> promoted = logged(old, "promote member", visible);
     return new Result(
         SCENARIOS.get(3), action.flatMap(a -> since(visible, a)), done(ready, promoted, status));
+  }
+
+  /** Changes the EtcdCluster's spec as a user would; its new generation. */
+  private long edit(Consumer<EtcdCluster> change) {
+    return k.resources(EtcdCluster.class)
+        .inNamespace(NAMESPACE)
+        .withName(cluster)
+        .edit(
+            c -> {
+              change.accept(c);
+              return c;
+            })
+        .getMetadata()
+        .getGeneration();
   }
 
   /** From etcd done (the pod Ready and, when logged, the promotion) to the status. */
