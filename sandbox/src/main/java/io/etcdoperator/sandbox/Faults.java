@@ -31,6 +31,11 @@ public final class Faults {
     this.sandbox = sandbox;
   }
 
+  /** The API server, for tests in this package that fail one identity's requests. */
+  ApiServer api() {
+    return api;
+  }
+
   /**
    * SIGKILL to a container's process group (null: the pod's first container): a crash;
    * restartPolicy decides what follows.

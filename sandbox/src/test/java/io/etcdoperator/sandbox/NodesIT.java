@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.etcdoperator.sandbox.api.ApiFaults;
+import io.etcdoperator.sandbox.api.ApiServer;
+import io.etcdoperator.sandbox.api.auth.Identity;
 import io.etcdoperator.sandbox.kubelet.PodHandle;
 import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.IntOrString;
@@ -619,6 +622,50 @@ class NodesIT {
                 + locVolume.getMetadata().getName()
                 + "\".");
     assertThat(sandbox.kubelet().nodes()).containsExactlyInAnyOrder("node-1", "node-2");
+  }
+
+  /**
+   * A node deleted while its kubelet's heartbeat is under way stays deleted: the heartbeat had seen
+   * the node up, and its post found the Node gone and registered it again (CI saw
+   * SandboxCommandIT's node-delete come back so). The kubelet's answers are made 1 s late (it
+   * shares the administrator's identity), so the deletion falls between the heartbeat's Lease
+   * renewal and its look at the Node; the test watches with an identity of its own that is not
+   * slowed.
+   */
+  @Test
+  void aNodeDeletedDuringItsHeartbeatStaysDeleted() throws Exception {
+    start(2);
+    ApiServer api = sandbox.faults().api();
+    try (KubernetesClient watcher =
+        api.newClient(
+            api.issueToken(
+                new Identity(
+                    "nodes-it", List.of("system:masters", "system:authenticated"), true)))) {
+      sandbox.faults().nodeDown("node-1");
+      String before = renewTime(watcher, "node-1");
+      api.faults()
+          .fail(Identity.administrator().name(), new ApiFaults.Fault.Slow(Duration.ofSeconds(1)));
+      try {
+        sandbox.faults().nodeUp("node-1");
+        await()
+            .atMost(Duration.ofSeconds(10))
+            .pollInterval(Duration.ofMillis(20))
+            .until(() -> !java.util.Objects.equals(renewTime(watcher, "node-1"), before));
+        sandbox.faults().removeNode("node-1");
+      } finally {
+        api.faults().heal(Identity.administrator().name());
+      }
+      assertThat(sandbox.kubelet().nodes()).containsExactly("node-0");
+      await()
+          .during(Duration.ofSeconds(4))
+          .atMost(Duration.ofSeconds(6))
+          .until(() -> watcher.nodes().withName("node-1").get() == null);
+    }
+  }
+
+  private static String renewTime(KubernetesClient c, String node) {
+    var lease = c.leases().inNamespace("kube-node-lease").withName(node).get();
+    return lease == null ? null : String.valueOf(lease.getSpec().getRenewTime());
   }
 
   /** A claim of 1 Gi of the storage class ({@code null}: the default, network storage). */

@@ -94,6 +94,13 @@ public final class Kubelet implements AutoCloseable {
    */
   private final Object blackHoleLock = new Object();
 
+  /**
+   * Held by a heartbeat from its look at whether the node is up until its last request, and by
+   * {@link #removeNode} while it forgets the node: a heartbeat that found its node up never posts
+   * after the Node is deleted (its post would register the deleted Node again).
+   */
+  private final Object heartbeatLock = new Object();
+
   public Kubelet(
       KubernetesClient client, SandboxConfig config, String sandboxId, AddressPool addresses) {
     this.client = client;
@@ -163,17 +170,19 @@ public final class Kubelet implements AutoCloseable {
   }
 
   private void heartbeat(String node) {
-    if (closed || !up(node)) {
-      return;
-    }
-    try {
-      NodeStatus.renewLease(client, node, config.nodeMonitorGracePeriod());
-      Instant last = statusPosted.get(node);
-      if (NodeStatus.post(client, node, last)) {
-        statusPosted.put(node, Instant.now());
+    synchronized (heartbeatLock) {
+      if (closed || !up(node)) {
+        return;
       }
-    } catch (KubernetesClientException e) {
-      LOG.debug("node {}: heartbeat failed: {}", node, e.getMessage());
+      try {
+        NodeStatus.renewLease(client, node, config.nodeMonitorGracePeriod());
+        Instant last = statusPosted.get(node);
+        if (NodeStatus.post(client, node, last)) {
+          statusPosted.put(node, Instant.now());
+        }
+      } catch (KubernetesClientException e) {
+        LOG.debug("node {}: heartbeat failed: {}", node, e.getMessage());
+      }
     }
   }
 
@@ -306,17 +315,22 @@ public final class Kubelet implements AutoCloseable {
     scheduler.execute(this::sync);
   }
 
-  /** The node is gone: its processes are killed at once (no grace period) and it is forgotten. */
+  /**
+   * The node is gone: its processes are killed at once (no grace period) and it is forgotten. A
+   * heartbeat of the node under way is let finish first, so that none posts after this returns.
+   */
   public void removeNode(String node) {
     requireNode(node);
     List<PodWorker> gone = new ArrayList<>();
-    synchronized (this) {
-      nodes.remove(node);
-      down.remove(node);
-      for (PodWorker w : workers.values()) {
-        if (node.equals(w.node())) {
-          gone.add(w);
-          w.kill();
+    synchronized (heartbeatLock) {
+      synchronized (this) {
+        nodes.remove(node);
+        down.remove(node);
+        for (PodWorker w : workers.values()) {
+          if (node.equals(w.node())) {
+            gone.add(w);
+            w.kill();
+          }
         }
       }
     }
