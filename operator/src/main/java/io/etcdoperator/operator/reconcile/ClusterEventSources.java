@@ -206,13 +206,21 @@ final class ClusterEventSources {
     return object;
   }
 
+  /**
+   * What the cache of a kind the operator makes keeps of an object: all it says but its managed
+   * fields, its parts common to every cluster shared ({@link Compactor}).
+   */
+  static <R extends HasMetadata> R compacted(R object) {
+    return Compactor.compact(withoutManagedFields(object));
+  }
+
   private <R extends HasMetadata> InformerEventSource<R, EtcdCluster> cache(
       EventSourceContext<EtcdCluster> context, Class<R> type) {
     var config =
         InformerEventSourceConfiguration.from(type, EtcdCluster.class)
             .withName(type.getSimpleName().toLowerCase())
             .withLabelSelector(Names.LABEL_MANAGED_BY + "=" + Names.MANAGER)
-            .withItemStore(new TrimmingStore<R>(ClusterEventSources::withoutManagedFields))
+            .withItemStore(new TrimmingStore<R>(ClusterEventSources::compacted))
             .withSecondaryToPrimaryMapper(
                 (R r) -> {
                   Map<String, String> labels = r.getMetadata().getLabels();

@@ -13,7 +13,10 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** The informers' stores of the operator's own objects and of EtcdClusters drop managed fields. */
+/**
+ * The informers' stores of the operator's own objects and of EtcdClusters drop managed fields; the
+ * former also share their common strings ({@link CompactorTest}).
+ */
 class CacheStoresTest {
   static final List<io.fabric8.kubernetes.api.model.ManagedFieldsEntry> MANAGED =
       List.of(
@@ -32,7 +35,7 @@ class CacheStoresTest {
 
   @Test
   void aCachedPodKeepsEverythingButItsManagedFields() {
-    ItemStore<Pod> store = new TrimmingStore<>(ClusterEventSources::withoutManagedFields);
+    ItemStore<Pod> store = new TrimmingStore<>(ClusterEventSources::compacted);
     Pod pod =
         new PodBuilder()
             .withNewMetadata()
@@ -42,7 +45,7 @@ class CacheStoresTest {
             .withManagedFields(MANAGED)
             .endMetadata()
             .withNewSpec()
-            .withNodeName("node-0")
+            .withNodeName(new String("node-0".toCharArray()))
             .endSpec()
             .build();
     store.put(store.getKey(pod), pod);
@@ -50,6 +53,7 @@ class CacheStoresTest {
     assertThat(kept.getMetadata().getManagedFields()).isNullOrEmpty();
     assertThat(kept.getMetadata().getLabels()).containsEntry("app", "etcd");
     assertThat(kept.getSpec().getNodeName()).isEqualTo("node-0");
+    assertThat(kept.getSpec().getNodeName()).isSameAs("node-0".intern());
   }
 
   @Test
