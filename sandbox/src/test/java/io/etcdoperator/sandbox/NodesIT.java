@@ -42,6 +42,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -650,7 +651,7 @@ class NodesIT {
         await()
             .atMost(Duration.ofSeconds(10))
             .pollInterval(Duration.ofMillis(20))
-            .until(() -> !java.util.Objects.equals(renewTime(watcher, "node-1"), before));
+            .until(() -> !Objects.equals(renewTime(watcher, "node-1"), before));
         sandbox.faults().removeNode("node-1");
       } finally {
         api.faults().heal(Identity.administrator().name());

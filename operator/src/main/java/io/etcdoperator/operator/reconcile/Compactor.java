@@ -118,15 +118,12 @@ final class Compactor {
    * LinkedHashMap in the same order.
    */
   private static Map<Object, Object> compactMap(Map<?, ?> map) {
-    Map<Object, Object> copy = new LinkedHashMap<>(capacity(map.size()));
-    boolean nulls = false;
+    Map<Object, Object> copy = new LinkedHashMap<>();
     for (Map.Entry<?, ?> e : map.entrySet()) {
       Object key = e.getKey() instanceof String s ? s.intern() : e.getKey();
-      Object value = e.getValue() == null ? null : compactValue("", e.getValue());
-      nulls |= key == null || value == null;
-      copy.put(key, value);
+      copy.put(key, e.getValue() == null ? null : compactValue("", e.getValue()));
     }
-    return nulls ? copy : Map.copyOf(copy);
+    return copy.containsKey(null) || copy.containsValue(null) ? copy : Map.copyOf(copy);
   }
 
   /** Compacts the list's elements in place; those of a list that cannot be changed stay. */
@@ -147,10 +144,5 @@ final class Compactor {
     } catch (UnsupportedOperationException unchangeable) {
       // a list made by List.of (an object built in code, not read from JSON): kept as it is
     }
-  }
-
-  /** A LinkedHashMap's initial capacity for {@code n} entries with no resize. */
-  private static int capacity(int n) {
-    return n < 3 ? n + 1 : (int) (n / 0.75f) + 1;
   }
 }
