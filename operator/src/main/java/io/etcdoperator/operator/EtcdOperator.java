@@ -15,6 +15,7 @@ import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
 import io.javaoperatorsdk.operator.Operator;
 import io.javaoperatorsdk.operator.api.config.LeaderElectionConfigurationBuilder;
 import io.javaoperatorsdk.operator.monitoring.micrometer.MicrometerMetrics;
+import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
@@ -98,9 +99,18 @@ public final class EtcdOperator implements AutoCloseable {
     MemberWatch watch = new MemberWatch(etcd);
     registry.gauge("etcd.operator.member.watch.clusters", watch, MemberWatch::watching);
     registry.more().counter("etcd.operator.member.watch.checks", List.of(), watch, w -> w.checks());
+    for (MemberWatch.Reason reason : MemberWatch.Reason.values()) {
+      registry
+          .more()
+          .counter(
+              "etcd.operator.member.watch.triggers",
+              Tags.of("reason", reason.label()),
+              watch,
+              w -> w.triggers(reason));
+    }
     registry
         .more()
-        .counter("etcd.operator.member.watch.triggers", List.of(), watch, w -> w.triggers());
+        .counter("etcd.operator.member.watch.rechecks", List.of(), watch, w -> w.rechecks());
 
     Operator operator =
         new Operator(

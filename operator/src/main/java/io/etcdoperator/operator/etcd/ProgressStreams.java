@@ -160,8 +160,14 @@ final class ProgressStreams {
               .build());
     }
 
+    /**
+     * Failed, closed, or its last request not answered in time: the caller's callbacks on that
+     * answer run before this stream's own, which closes it, and a request they make at once must
+     * not go to this stream.
+     */
     boolean broken() {
-      return failed;
+      CompletableFuture<Progress> last = waiting.get();
+      return failed || (last != null && last.isCompletedExceptionally());
     }
 
     /** The next answer; none within {@code within} ends the stream (the next ask opens one). */

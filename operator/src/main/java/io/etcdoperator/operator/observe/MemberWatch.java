@@ -5,7 +5,9 @@ import io.etcdoperator.operator.etcd.EtcdStatus;
 import io.etcdoperator.operator.etcd.Progress;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.SortedMap;
 import java.util.concurrent.ConcurrentHashMap;
@@ -66,16 +68,24 @@ import org.slf4j.LoggerFactory;
  *       the expectation and triggers the cluster's reconcile, which observes afresh and expects
  *       again. If the expectation changed meanwhile (a reconcile ran), the answers are dropped
  *       unread.
+ *   <li>Except a member expected to answer that did not while the operator itself was paused during
+ *       the check (a collection, or no CPU for it: the watch's own ticks, every {@value
+ *       #TICK_MILLIS} ms, came more than {@link #PAUSE} apart, or are overdue now): its answer may
+ *       have come and not been read in time. The cluster is asked again at once, by progress and
+ *       with the same deadline ({@link #recheck}), and only a second silence wakes the reconcile.
+ *       Without a pause, one silence wakes it. After a full check's silence, the next check is a
+ *       full one again.
  * </ol>
  *
  * <p>A change the watch sees reaches the status within {@link #PERIOD} plus {@link #CHECK_DEADLINE}
  * plus the reconcile it triggers (whose probe waits at most the etcd deadline for a member that
- * does not answer) plus the status write: 2 + 0.5 + 1 s and the write for a frozen member. A killed
- * member is seen sooner: its pod's status changes, which wakes the reconcile at once, and its host
- * refuses the next check. An alarm or a fragmented database is seen within two periods of the
- * writes that caused it, plus a deadline; an alarm raised without writes (CORRUPT) within {@link
- * #FULL_PERIOD}. What the watch does not look at (a member list changed by hand, database sizes for
- * the metrics, the cluster version) is seen by the reconciler's resync.
+ * does not answer) plus the status write: 2 + 0.5 + 1 s and the write for a frozen member (one more
+ * deadline if the operator was paused meanwhile). A killed member is seen sooner: its pod's status
+ * changes, which wakes the reconcile at once, and its host refuses the next check. An alarm or a
+ * fragmented database is seen within two periods of the writes that caused it, plus a deadline; an
+ * alarm raised without writes (CORRUPT) within {@link #FULL_PERIOD}. What the watch does not look
+ * at (a member list changed by hand, database sizes for the metrics, the cluster version) is seen
+ * by the reconciler's resync.
  */
 public final class MemberWatch implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(MemberWatch.class);
@@ -97,6 +107,9 @@ public final class MemberWatch implements AutoCloseable {
   public static final Duration BUSY_FULL_PERIOD = PERIOD;
 
   private static final long TICK_MILLIS = 100;
+
+  /** Ticks further apart than this mean the operator was paused between them. */
+  static final Duration PAUSE = Duration.ofMillis(2 * TICK_MILLIS);
 
   /**
    * What a reconcile saw of one member, as far as the status and the plan of a cluster that needs
@@ -134,6 +147,25 @@ public final class MemberWatch implements AutoCloseable {
     }
   }
 
+  /** Why the watch woke a cluster's reconcile. */
+  public enum Reason {
+    /** A member expected to answer did not (twice in a row, if the operator paused). */
+    NOT_ANSWERING,
+    /** A member expected not to answer did. */
+    ANSWERING,
+    /** A member answered with another cluster or member ID. */
+    IDENTITY,
+    /** A member answered in another raft term: an election. */
+    TERM,
+    /** A full check's Status differed otherwise (leader, learner, version, alarms, fragmented). */
+    STATUS;
+
+    /** As a metric's label value. */
+    public String label() {
+      return name().toLowerCase(Locale.ROOT).replace('_', '-');
+    }
+  }
+
   /** One cluster's expectation, with the state of its checks. */
   private static final class Watched {
     final long generation;
@@ -145,6 +177,7 @@ public final class MemberWatch implements AutoCloseable {
     final Runnable trigger;
     final AtomicBoolean inFlight = new AtomicBoolean();
     volatile long dueNanos;
+    volatile long checkNanos;
     volatile long lastFullNanos;
     volatile long revisions;
     volatile boolean moved;
@@ -179,7 +212,10 @@ public final class MemberWatch implements AutoCloseable {
   private final Map<String, Watched> watched = new ConcurrentHashMap<>();
   private final AtomicLong generations = new AtomicLong();
   private final AtomicLong checks = new AtomicLong();
-  private final AtomicLong triggers = new AtomicLong();
+  private final Map<Reason, AtomicLong> triggers = new EnumMap<>(Reason.class);
+  private final AtomicLong rechecks = new AtomicLong();
+  private volatile long lastTickNanos = System.nanoTime();
+  private volatile long lastPauseNanos = lastTickNanos;
   private final ScheduledExecutorService ticker =
       Executors.newSingleThreadScheduledExecutor(
           r -> {
@@ -209,6 +245,9 @@ public final class MemberWatch implements AutoCloseable {
     this.checkDeadline = checkDeadline;
     this.fullNanos = fullPeriod.toNanos();
     this.busyFullNanos = busyFullPeriod.toNanos();
+    for (Reason r : Reason.values()) {
+      triggers.put(r, new AtomicLong());
+    }
     ticker.scheduleWithFixedDelay(this::tick, TICK_MILLIS, TICK_MILLIS, TimeUnit.MILLISECONDS);
   }
 
@@ -278,11 +317,25 @@ public final class MemberWatch implements AutoCloseable {
 
   /** Reconciles the watch has triggered so far. */
   public long triggers() {
-    return triggers.get();
+    return triggers.values().stream().mapToLong(AtomicLong::get).sum();
+  }
+
+  /** Reconciles the watch has triggered so far for {@code reason}. */
+  public long triggers(Reason reason) {
+    return triggers.get(reason).get();
+  }
+
+  /** Checks made again at once: a member expected to answer did not while the operator paused. */
+  public long rechecks() {
+    return rechecks.get();
   }
 
   private void tick() {
     long now = System.nanoTime();
+    if (now - lastTickNanos > PAUSE.toNanos()) {
+      lastPauseNanos = now;
+    }
+    lastTickNanos = now;
     try {
       watched.forEach(
           (key, w) -> {
@@ -290,6 +343,7 @@ public final class MemberWatch implements AutoCloseable {
               return;
             }
             w.dueNanos = Math.max(w.dueNanos + periodNanos, now + periodNanos / 2);
+            w.checkNanos = now;
             checks.incrementAndGet();
             long sinceFull = now - w.lastFullNanos;
             // half a period of slack: a check starts at the first tick after it is due
@@ -301,14 +355,18 @@ public final class MemberWatch implements AutoCloseable {
               etcd.statuses(key, w.urls, checkDeadline)
                   .whenComplete(then(key, w, answers -> compare(key, w, answers)));
             } else {
-              etcd.progress(key, w.urls, checkDeadline)
-                  .whenComplete(then(key, w, answers -> compareProgress(key, w, answers)));
+              askProgress(key, w, false);
             }
           });
     } catch (RuntimeException e) {
       // One cluster's odd failure must not end the watch of every other.
       LOG.warn("member watch: {}", e.toString(), e);
     }
+  }
+
+  private void askProgress(String key, Watched w, boolean recheck) {
+    etcd.progress(key, w.urls, checkDeadline)
+        .whenComplete(then(key, w, answers -> compareProgress(key, w, answers, recheck)));
   }
 
   private void compare(String key, Watched w, List<EtcdStatus> answers) {
@@ -318,15 +376,22 @@ public final class MemberWatch implements AutoCloseable {
     for (int i = 0; i < answers.size(); i++) {
       int ordinal = w.ordinals.get(i);
       Seen now = Seen.of(Probes.toView(ordinal, answers.get(i)), w.fragmented);
-      if (!now.equals(w.expected.get(i))) {
-        changed(key, w, ordinal, w.expected.get(i) + " -> " + now);
+      Seen expected = w.expected.get(i);
+      if (!now.equals(expected)) {
+        if (expected.reachable() && !now.reachable() && pausedSince(w.checkNanos)) {
+          // asked again at once, and the Status asked for at the next check
+          w.lastFullNanos -= fullNanos;
+          recheck(key, w);
+          return;
+        }
+        changed(key, w, ordinal, Reason.STATUS, expected + " -> " + now);
         return;
       }
     }
     w.revisions = answers.stream().mapToLong(EtcdStatus::revision).sum();
   }
 
-  private void compareProgress(String key, Watched w, List<Progress> answers) {
+  private void compareProgress(String key, Watched w, List<Progress> answers, boolean recheck) {
     if (watched.get(key) != w) {
       return;
     }
@@ -334,12 +399,13 @@ public final class MemberWatch implements AutoCloseable {
     for (int i = 0; i < answers.size(); i++) {
       Progress p = answers.get(i);
       Seen e = w.expected.get(i);
-      if (p.answered() != e.reachable()
-          || (p.answered()
-              && (p.clusterId() != e.clusterId()
-                  || p.memberId() != e.memberId()
-                  || p.raftTerm() != w.terms.get(i)))) {
-        changed(key, w, w.ordinals.get(i), e + " (term " + w.terms.get(i) + ") -> " + p);
+      Reason differs = differs(e, w.terms.get(i), p);
+      if (differs == Reason.NOT_ANSWERING && !recheck && pausedSince(w.checkNanos)) {
+        recheck(key, w);
+        return;
+      }
+      if (differs != null) {
+        changed(key, w, w.ordinals.get(i), differs, e + " (term " + w.terms.get(i) + ") -> " + p);
         return;
       }
       revisions += p.revision();
@@ -348,6 +414,39 @@ public final class MemberWatch implements AutoCloseable {
       w.revisions = revisions;
       w.moved = true;
     }
+  }
+
+  /** How {@code p} differs from what was expected of its member, or null if it does not. */
+  static Reason differs(Seen expected, long term, Progress p) {
+    if (p.answered() != expected.reachable()) {
+      return p.answered() ? Reason.ANSWERING : Reason.NOT_ANSWERING;
+    }
+    if (!p.answered()) {
+      return null;
+    }
+    if (p.clusterId() != expected.clusterId() || p.memberId() != expected.memberId()) {
+      return Reason.IDENTITY;
+    }
+    return p.raftTerm() != term ? Reason.TERM : null;
+  }
+
+  /** Whether the operator was paused since {@code since}, or is overdue for a tick now. */
+  private boolean pausedSince(long since) {
+    return lastPauseNanos - since >= 0 || System.nanoTime() - lastTickNanos > PAUSE.toNanos();
+  }
+
+  /**
+   * A member expected to answer did not while the operator was paused: the cluster is asked again
+   * at once, by progress, before its reconcile is woken. At a thousand clusters a pause of a few
+   * hundred milliseconds (a full collection) can leave hundreds of checks unanswered at once, and
+   * the reconciles they wake, each finding its member answering, make the garbage for the next.
+   */
+  private void recheck(String key, Watched w) {
+    if (watched.get(key) != w || !w.inFlight.compareAndSet(false, true)) {
+      return;
+    }
+    rechecks.incrementAndGet();
+    askProgress(key, w, true);
   }
 
   /** What to do when a check's answers are in: free the cluster for the next, then compare. */
@@ -362,10 +461,10 @@ public final class MemberWatch implements AutoCloseable {
     };
   }
 
-  private void changed(String key, Watched w, int ordinal, String how) {
+  private void changed(String key, Watched w, int ordinal, Reason reason, String how) {
     if (watched.remove(key, w)) {
       LOG.debug("{}: member {} changed ({}); reconciling", key, ordinal, how);
-      triggers.incrementAndGet();
+      triggers.get(reason).incrementAndGet();
       w.trigger.run();
     }
   }

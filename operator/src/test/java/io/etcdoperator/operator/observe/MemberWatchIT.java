@@ -106,6 +106,58 @@ class MemberWatchIT {
   }
 
   /**
+   * An answer the operator could not read in time because it was paused itself (a collection, no
+   * CPU) is asked for again at once, and a member that answers then wakes nothing; without a pause,
+   * one silence wakes the reconcile. The pause is real: this JVM is stopped (SIGSTOP) past the
+   * check's deadline by a shell it starts, which continues it and then thaws the member, frozen
+   * since before the check: the check times out as the JVM resumes, and the recheck is answered.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"3.4", "3.5"})
+  void aCheckUnansweredWhileTheOperatorPausedIsMadeAgainBeforeWaking(String version)
+      throws Exception {
+    try (LocalEtcdCluster cluster = LocalEtcdCluster.builder().version(version).members(1).start();
+        JetcdEtcdService etcd = new JetcdEtcdService();
+        MemberWatch watch =
+            new MemberWatch(etcd, PERIOD, MemberWatch.CHECK_DEADLINE, NEVER, NEVER)) {
+      cluster.awaitHealthy(HEALTHY);
+      String key = "it/" + cluster.name();
+      AtomicLong woken = new AtomicLong();
+      expect(watch, etcd, key, cluster, woken);
+      await().atMost(SEEN_WITHIN).until(() -> watch.checks() >= 2);
+
+      LocalEtcdMember member = cluster.member(0);
+      member.freeze();
+      long checks = watch.checks();
+      await()
+          .pollInterval(Duration.ofMillis(2))
+          .atMost(SEEN_WITHIN)
+          .until(() -> watch.checks() > checks);
+      long jvm = ProcessHandle.current().pid();
+      Process pause =
+          new ProcessBuilder(
+                  "sh",
+                  "-c",
+                  "kill -STOP %d; sleep 0.8; kill -CONT %d; sleep 0.1; kill -CONT %d"
+                      .formatted(jvm, jvm, member.pid()))
+              .start();
+      assertThat(pause.waitFor(10, TimeUnit.SECONDS)).isTrue();
+      await().atMost(SEEN_WITHIN).until(() -> watch.rechecks() == 1);
+      await()
+          .during(PERIOD.multipliedBy(4))
+          .atMost(PERIOD.multipliedBy(4).plus(SEEN_WITHIN))
+          .until(() -> woken.get() == 0);
+      assertThat(watch.triggers()).isZero();
+
+      // Frozen for good, the operator running: woken, as not answering.
+      member.freeze();
+      await().atMost(SEEN_WITHIN).until(() -> woken.get() == 1);
+      assertThat(watch.triggers(MemberWatch.Reason.NOT_ANSWERING)).isEqualTo(1);
+      member.thaw();
+    }
+  }
+
+  /**
    * Progress requests see an election (the raft term moves) without a Status call; a Status call is
    * made when the busy full period passed after writes moved the revision, and not before.
    */
