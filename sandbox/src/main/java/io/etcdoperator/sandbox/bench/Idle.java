@@ -19,9 +19,15 @@ record Idle(
     Duration cpu,
     double reconciles,
     double watchTriggers,
+    Map<String, Double> watchTriggersByReason,
+    double watchChecks,
+    double watchRechecks,
     Map<String, Long> requests,
     Map<String, Duration> threads) {
   private static final Set<String> READS = Set.of("get", "list");
+  private static final String TRIGGERS = "etcd_operator_member_watch_triggers_total";
+  private static final String CHECKS = "etcd_operator_member_watch_checks_total";
+  private static final String RECHECKS = "etcd_operator_member_watch_rechecks_total";
 
   /** Measures over {@code window}, which the caller lets pass untouched. */
   static Idle measure(OperatorProcess operator, Sandbox sandbox, Duration window) throws Exception {
@@ -30,6 +36,9 @@ record Idle(
     String page0 = operator.metrics();
     double rec0 = reconciles(page0);
     double trig0 = watchTriggers(page0);
+    Map<String, Double> reasons0 = Metrics.byLabel(page0, TRIGGERS, "reason");
+    double checks0 = Metrics.sum(page0, CHECKS, l -> true);
+    double rechecks0 = Metrics.sum(page0, RECHECKS, l -> true);
     Map<String, Long> req0 = sandbox.operatorUsage().requests();
     long t0 = System.nanoTime();
     Thread.sleep(window.toMillis());
@@ -48,6 +57,15 @@ record Idle(
     String page1 = operator.metrics();
     double rec1 = reconciles(page1);
     double trig1 = watchTriggers(page1);
+    Map<String, Double> reasons = new TreeMap<>();
+    Metrics.byLabel(page1, TRIGGERS, "reason")
+        .forEach(
+            (reason, n) -> {
+              double d = n - reasons0.getOrDefault(reason, 0.0);
+              if (d > 0) {
+                reasons.put(reason, d);
+              }
+            });
     Map<String, Long> req1 = sandbox.operatorUsage().requests();
     Map<String, Long> delta = new TreeMap<>();
     req1.forEach(
@@ -58,7 +76,15 @@ record Idle(
           }
         });
     return new Idle(
-        Duration.ofNanos(t1 - t0), cpu1.minus(cpu0), rec1 - rec0, trig1 - trig0, delta, threads);
+        Duration.ofNanos(t1 - t0),
+        cpu1.minus(cpu0),
+        rec1 - rec0,
+        trig1 - trig0,
+        reasons,
+        Metrics.sum(page1, CHECKS, l -> true) - checks0,
+        Metrics.sum(page1, RECHECKS, l -> true) - rechecks0,
+        delta,
+        threads);
   }
 
   static double reconciles(String page) {
@@ -67,7 +93,25 @@ record Idle(
 
   /** Reconciles the member watch asked for: a member said something else than expected. */
   static double watchTriggers(String page) {
-    return Metrics.sum(page, "etcd_operator_member_watch_triggers_total", l -> true);
+    return Metrics.sum(page, TRIGGERS, l -> true);
+  }
+
+  /**
+   * What the member watch did, per second: its checks (one per cluster), its rechecks (a member
+   * expected to answer missed one deadline) and its wake-ups by reason, e.g. {@code 500.0 checks/s,
+   * 1.2 rechecks/s, woken for not-answering 0.1/s}.
+   */
+  String watchLine() {
+    double seconds = window.toNanos() / 1e9;
+    String woken =
+        watchTriggersByReason.isEmpty()
+            ? "woken for nothing"
+            : watchTriggersByReason.entrySet().stream()
+                .map(e -> String.format("%s %.1f/s", e.getKey(), e.getValue() / seconds))
+                .collect(Collectors.joining(", ", "woken for ", ""));
+    return String.format(
+        "%.1f checks/s, %.1f rechecks/s, %s",
+        watchChecks / seconds, watchRechecks / seconds, woken);
   }
 
   /**

@@ -55,6 +55,9 @@ import picocli.CommandLine.Option;
         "Prints the operator's idle cost (CPU, memory, API requests) and failure detection times"
             + " for many single-member clusters, the operator running as its own process.")
 public final class ScaleBenchmarkCommand implements Callable<Integer> {
+  /** The count of clusters the goals of idle CPU and memory are set for. */
+  private static final int GOAL_CLUSTERS = 1000;
+
   static final String NS = "default";
 
   @Option(
@@ -207,24 +210,28 @@ public final class ScaleBenchmarkCommand implements Callable<Integer> {
       Idle idle = Idle.measure(operator, sandbox, Duration.ofSeconds(idleSeconds));
       long heap = operator.liveHeapBytes();
       System.out.printf(
-          "idle %3d s:    CPU %.1f %% of a core, %.1f reconciles/s (%.1f/s woken by the member"
+          "idle %3d s:    CPU %.1f %% of a core%s, %.1f reconciles/s (%.1f/s woken by the member"
               + " watch), per reconcile %.3f API writes and %.3f reads (%s)%n",
           idleSeconds,
           idle.cpuShare() * 100,
+          n == GOAL_CLUSTERS ? " (goal ≤ 10 %)" : "",
           idle.reconcilesPerSecond(),
           idle.watchTriggersPerSecond(),
           idle.writesPerReconcile(),
           idle.readsPerReconcile(),
           idle.requests());
+      System.out.printf("member watch:  %s%n", idle.watchLine());
       System.out.printf("busiest:       %s%n", idle.busiestThreads(8));
       System.out.printf(
-          "memory:        RSS %d MiB (peak %d MiB), %d threads, live heap %.1f MiB, %.1f KiB per"
-              + " cluster over the baseline, %d classes loaded%n",
+          "memory:        RSS %d MiB%s (peak %d MiB), %d threads, live heap %.1f MiB, %.1f KiB per"
+              + " cluster over the baseline%s, %d classes loaded%n",
           operator.status("VmRSS") / 1024,
+          n == GOAL_CLUSTERS ? " (goal ≤ 256)" : "",
           operator.status("VmHWM") / 1024,
           operator.status("Threads"),
           heap / 1048576.0,
           (heap - heap0) / 1024.0 / n,
+          n == GOAL_CLUSTERS ? " (goal ≤ 60)" : "",
           operator.classesLoaded());
       if (histogram0 != null) {
         HeapHistogram after = operator.classHistogram();
