@@ -6,7 +6,6 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.ListIterator;
 import java.util.Map;
 
 /**
@@ -24,16 +23,17 @@ import java.util.Map;
  *       twice ({@code uid}, {@code resourceVersion});
  *   <li>each empty {@code additionalProperties} map is replaced by one shared empty map;
  *   <li>each other map is copied into an unchangeable map of canonical keys and values, without the
- *       spare slots of a hash table; each list has its elements compacted in place and its spare
- *       capacity dropped;
+ *       spare slots of a hash table; each empty list is replaced by the one shared empty list (a
+ *       Pod read from JSON has some twenty, fabric8 makes one for every list field), each other
+ *       list by an unchangeable copy of its compacted elements;
  *   <li>each field that holds a Kubernetes model object (of {@code io.fabric8.kubernetes.api.model}
  *       and its subpackages) is walked in turn.
  * </ul>
  *
  * Equality is kept ({@code equals} of strings, maps and model objects compares content), and so is
- * the JSON but for the order of a map's keys, which nothing reads. The maps refuse changes: a
- * cached object is never changed after it enters the store (JOSDK hands out its cache to be read,
- * and the operator makes what it writes with builders, which copy maps and lists).
+ * the JSON but for the order of a map's keys, which nothing reads. The maps and lists refuse
+ * changes: a cached object is never changed after it enters the store (JOSDK hands out its cache to
+ * be read, and the operator makes what it writes with builders, which copy maps and lists).
  */
 final class Compactor {
   private static final String MODEL = "io.fabric8.kubernetes.api.model";
@@ -100,11 +100,7 @@ final class Compactor {
       return compactMap(map);
     }
     if (value instanceof List<?> list) {
-      compactList(list);
-      if (list instanceof ArrayList<?> resizable) {
-        resizable.trimToSize();
-      }
-      return list;
+      return compactList(list);
     }
     if (isModel(value.getClass())) {
       walk(value);
@@ -126,23 +122,29 @@ final class Compactor {
     return copy.containsKey(null) || copy.containsValue(null) ? copy : Map.copyOf(copy);
   }
 
-  /** Compacts the list's elements in place; those of a list that cannot be changed stay. */
-  @SuppressWarnings("unchecked")
-  private static void compactList(List<?> list) {
-    ListIterator<Object> it = (ListIterator<Object>) list.listIterator();
-    try {
-      while (it.hasNext()) {
-        Object element = it.next();
-        if (element == null) {
-          continue;
-        }
-        Object compacted = compactValue("", element);
-        if (compacted != element) {
-          it.set(compacted);
-        }
-      }
-    } catch (UnsupportedOperationException unchangeable) {
-      // a list made by List.of (an object built in code, not read from JSON): kept as it is
+  /**
+   * The list's canonical copy: the one shared empty list, or an unchangeable copy of its compacted
+   * elements ({@link List#copyOf}: one or two elements without an array); a list holding a null
+   * keeps its class, its elements compacted in place and its spare capacity dropped.
+   */
+  private static List<?> compactList(List<?> list) {
+    if (list.isEmpty()) {
+      return List.of();
     }
+    List<Object> copy = new ArrayList<>(list.size());
+    for (Object element : list) {
+      copy.add(element == null ? null : compactValue("", element));
+    }
+    if (!copy.contains(null)) {
+      return List.copyOf(copy);
+    }
+    if (list instanceof ArrayList<?> resizable) {
+      @SuppressWarnings("unchecked")
+      ArrayList<Object> changeable = (ArrayList<Object>) resizable;
+      changeable.clear();
+      changeable.addAll(copy);
+      changeable.trimToSize();
+    }
+    return list;
   }
 }
