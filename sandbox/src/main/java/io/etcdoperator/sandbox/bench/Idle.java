@@ -31,7 +31,7 @@ record Idle(
 
   /** Measures over {@code window}, which the caller lets pass untouched. */
   static Idle measure(OperatorProcess operator, Sandbox sandbox, Duration window) throws Exception {
-    Map<String, Duration> threads0 = operator.threadCpu();
+    Map<Long, OperatorProcess.ThreadTime> threads0 = operator.threadCpu();
     Duration cpu0 = operator.cpu();
     String page0 = operator.metrics();
     double rec0 = reconciles(page0);
@@ -48,10 +48,11 @@ record Idle(
     operator
         .threadCpu()
         .forEach(
-            (name, d) -> {
-              Duration spent = d.minus(threads0.getOrDefault(name, Duration.ZERO));
+            (tid, t) -> {
+              OperatorProcess.ThreadTime before = threads0.get(tid);
+              Duration spent = t.cpu().minus(before == null ? Duration.ZERO : before.cpu());
               if (!spent.isZero()) {
-                threads.put(name, spent);
+                threads.merge(t.name(), spent, Duration::plus);
               }
             });
     String page1 = operator.metrics();

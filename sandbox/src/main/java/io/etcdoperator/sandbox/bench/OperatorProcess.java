@@ -202,26 +202,36 @@ final class OperatorProcess implements OperatorLauncher {
   }
 
   /**
-   * CPU time so far of each group of the process's threads, by name with digits dropped (the
-   * threads of one pool are one group).
+   * CPU time so far of each of the process's threads, by thread ID, with its group's name: its name
+   * with digits dropped (the threads of one pool are one group). JOSDK names a reconcile thread
+   * after the resource it reconciles while it does ({@code ReconcilerExecutor-...}): those are
+   * named as their pool's threads, so that a thread's time is not credited to two names.
    */
-  Map<String, Duration> threadCpu() throws IOException {
-    Map<String, Duration> out = new TreeMap<>();
+  Map<Long, ThreadTime> threadCpu() throws IOException {
+    Map<Long, ThreadTime> out = new TreeMap<>();
     try (var tasks = Files.newDirectoryStream(Path.of("/proc", String.valueOf(pid()), "task"))) {
       for (Path task : tasks) {
         try {
           String name = Files.readString(task.resolve("comm")).trim().replaceAll("[0-9]+", "N");
+          if (name.startsWith("ReconcilerExec")) {
+            name = "pool-N-thread-N";
+          }
           String stat = Files.readString(task.resolve("stat"));
           String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
           long ticks = Long.parseLong(f[11]) + Long.parseLong(f[12]);
-          out.merge(name, Duration.ofMillis(ticks * 1000 / clockTicks()), Duration::plus);
-        } catch (IOException e) {
+          out.put(
+              Long.parseLong(task.getFileName().toString()),
+              new ThreadTime(name, Duration.ofMillis(ticks * 1000 / clockTicks())));
+        } catch (IOException | NumberFormatException e) {
           // the thread ended meanwhile
         }
       }
     }
     return out;
   }
+
+  /** One thread's group name and CPU time so far. */
+  record ThreadTime(String name, Duration cpu) {}
 
   /** A line of {@code /proc/<pid>/status} in KiB or as a count, e.g. VmRSS, VmHWM, Threads. */
   long status(String field) throws IOException {
