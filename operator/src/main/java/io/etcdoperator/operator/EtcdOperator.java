@@ -6,6 +6,7 @@ import io.etcdoperator.operator.etcd.EtcdServiceConfig;
 import io.etcdoperator.operator.etcd.JetcdEtcdService;
 import io.etcdoperator.operator.metrics.OperatorMetrics;
 import io.etcdoperator.operator.observe.MemberWatch;
+import io.etcdoperator.operator.observe.WakeReason;
 import io.etcdoperator.operator.reconcile.EtcdBackupReconciler;
 import io.etcdoperator.operator.reconcile.EtcdBackupScheduleReconciler;
 import io.etcdoperator.operator.reconcile.EtcdClusterReconciler;
@@ -99,7 +100,7 @@ public final class EtcdOperator implements AutoCloseable {
     MemberWatch watch = new MemberWatch(etcd);
     registry.gauge("etcd.operator.member.watch.clusters", watch, MemberWatch::watching);
     registry.more().counter("etcd.operator.member.watch.checks", List.of(), watch, w -> w.checks());
-    for (MemberWatch.Reason reason : MemberWatch.Reason.values()) {
+    for (WakeReason reason : WakeReason.values()) {
       registry
           .more()
           .counter(

@@ -7,7 +7,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.SortedMap;
 import java.util.concurrent.ConcurrentHashMap;
@@ -111,64 +110,8 @@ public final class MemberWatch implements AutoCloseable {
   /** Ticks further apart than this mean the operator was paused between them. */
   static final Duration PAUSE = Duration.ofMillis(2 * TICK_MILLIS);
 
-  /**
-   * What a reconcile saw of one member, as far as the status and the plan of a cluster that needs
-   * nothing depend on it.
-   *
-   * @param reachable it answered
-   * @param refused it did not, and its host refused the connection
-   * @param error why it did not answer, as the status says it
-   * @param fragmented it is fragmented past the spec's defragmentation threshold
-   */
-  public record Seen(
-      boolean reachable,
-      boolean refused,
-      String error,
-      long clusterId,
-      long memberId,
-      long leaderId,
-      boolean learner,
-      String version,
-      List<String> alarms,
-      boolean fragmented) {
-    /** What {@code p} says; {@code fragmented} applies the spec's threshold. */
-    public static Seen of(MemberProbe p, Predicate<MemberProbe> fragmented) {
-      return new Seen(
-          p.reachable(),
-          p.refused(),
-          p.error(),
-          p.clusterId(),
-          p.memberId(),
-          p.leaderId(),
-          p.learner(),
-          p.version(),
-          p.alarmTypes(),
-          p.reachable() && fragmented.test(p));
-    }
-  }
-
-  /** Why the watch woke a cluster's reconcile. */
-  public enum Reason {
-    /** A member expected to answer did not (twice in a row, if the operator paused). */
-    NOT_ANSWERING,
-    /** A member expected not to answer did. */
-    ANSWERING,
-    /** A member answered with another cluster or member ID. */
-    IDENTITY,
-    /** A member answered in another raft term: an election. */
-    TERM,
-    /** A full check's Status differed otherwise (leader, learner, version, alarms, fragmented). */
-    STATUS;
-
-    /** As a metric's label value. */
-    public String label() {
-      return name().toLowerCase(Locale.ROOT).replace('_', '-');
-    }
-  }
-
   /** One cluster's expectation, with the state of its checks. */
   private static final class Watched {
-    final long generation;
     final List<Integer> ordinals;
     final List<String> urls;
     final List<Seen> expected;
@@ -183,7 +126,6 @@ public final class MemberWatch implements AutoCloseable {
     volatile boolean moved;
 
     Watched(
-        long generation,
         List<Integer> ordinals,
         List<String> urls,
         List<Seen> expected,
@@ -191,7 +133,6 @@ public final class MemberWatch implements AutoCloseable {
         Predicate<MemberProbe> fragmented,
         Runnable trigger,
         long dueNanos) {
-      this.generation = generation;
       this.ordinals = ordinals;
       this.urls = urls;
       this.expected = expected;
@@ -210,9 +151,8 @@ public final class MemberWatch implements AutoCloseable {
   private final long busyFullNanos;
   private final AtomicLong fullChecks = new AtomicLong();
   private final Map<String, Watched> watched = new ConcurrentHashMap<>();
-  private final AtomicLong generations = new AtomicLong();
   private final AtomicLong checks = new AtomicLong();
-  private final Map<Reason, AtomicLong> triggers = new EnumMap<>(Reason.class);
+  private final Map<WakeReason, AtomicLong> triggers = new EnumMap<>(WakeReason.class);
   private final AtomicLong rechecks = new AtomicLong();
   private volatile long lastTickNanos = System.nanoTime();
   private volatile long lastPauseNanos = lastTickNanos;
@@ -245,7 +185,7 @@ public final class MemberWatch implements AutoCloseable {
     this.checkDeadline = checkDeadline;
     this.fullNanos = fullPeriod.toNanos();
     this.busyFullNanos = busyFullPeriod.toNanos();
-    for (Reason r : Reason.values()) {
+    for (WakeReason r : WakeReason.values()) {
       triggers.put(r, new AtomicLong());
     }
     ticker.scheduleWithFixedDelay(this::tick, TICK_MILLIS, TICK_MILLIS, TimeUnit.MILLISECONDS);
@@ -283,7 +223,6 @@ public final class MemberWatch implements AutoCloseable {
     }
     Watched w =
         new Watched(
-            generations.incrementAndGet(),
             ordinals,
             List.copyOf(urls.values()),
             List.copyOf(expected),
@@ -321,7 +260,7 @@ public final class MemberWatch implements AutoCloseable {
   }
 
   /** Reconciles the watch has triggered so far for {@code reason}. */
-  public long triggers(Reason reason) {
+  public long triggers(WakeReason reason) {
     return triggers.get(reason).get();
   }
 
@@ -384,7 +323,7 @@ public final class MemberWatch implements AutoCloseable {
           recheck(key, w);
           return;
         }
-        changed(key, w, ordinal, Reason.STATUS, expected + " -> " + now);
+        changed(key, w, ordinal, WakeReason.STATUS, expected + " -> " + now);
         return;
       }
     }
@@ -399,8 +338,8 @@ public final class MemberWatch implements AutoCloseable {
     for (int i = 0; i < answers.size(); i++) {
       Progress p = answers.get(i);
       Seen e = w.expected.get(i);
-      Reason differs = differs(e, w.terms.get(i), p);
-      if (differs == Reason.NOT_ANSWERING && !recheck && pausedSince(w.checkNanos)) {
+      WakeReason differs = e.differs(w.terms.get(i), p);
+      if (differs == WakeReason.NOT_ANSWERING && !recheck && pausedSince(w.checkNanos)) {
         recheck(key, w);
         return;
       }
@@ -416,31 +355,12 @@ public final class MemberWatch implements AutoCloseable {
     }
   }
 
-  /** How {@code p} differs from what was expected of its member, or null if it does not. */
-  static Reason differs(Seen expected, long term, Progress p) {
-    if (p.answered() != expected.reachable()) {
-      return p.answered() ? Reason.ANSWERING : Reason.NOT_ANSWERING;
-    }
-    if (!p.answered()) {
-      return null;
-    }
-    if (p.clusterId() != expected.clusterId() || p.memberId() != expected.memberId()) {
-      return Reason.IDENTITY;
-    }
-    return p.raftTerm() != term ? Reason.TERM : null;
-  }
-
   /** Whether the operator was paused since {@code since}, or is overdue for a tick now. */
   private boolean pausedSince(long since) {
     return lastPauseNanos - since >= 0 || System.nanoTime() - lastTickNanos > PAUSE.toNanos();
   }
 
-  /**
-   * A member expected to answer did not while the operator was paused: the cluster is asked again
-   * at once, by progress, before its reconcile is woken. At a thousand clusters a pause of a few
-   * hundred milliseconds (a full collection) can leave hundreds of checks unanswered at once, and
-   * the reconciles they wake, each finding its member answering, make the garbage for the next.
-   */
+  /** Asks the cluster's members again at once, by progress (the class's algorithm, step 6). */
   private void recheck(String key, Watched w) {
     if (watched.get(key) != w || !w.inFlight.compareAndSet(false, true)) {
       return;
@@ -461,7 +381,7 @@ public final class MemberWatch implements AutoCloseable {
     };
   }
 
-  private void changed(String key, Watched w, int ordinal, Reason reason, String how) {
+  private void changed(String key, Watched w, int ordinal, WakeReason reason, String how) {
     if (watched.remove(key, w)) {
       LOG.debug("{}: member {} changed ({}); reconciling", key, ordinal, how);
       triggers.get(reason).incrementAndGet();

@@ -152,7 +152,7 @@ class MemberWatchIT {
       // Frozen for good, the operator running: woken, as not answering.
       member.freeze();
       await().atMost(SEEN_WITHIN).until(() -> woken.get() == 1);
-      assertThat(watch.triggers(MemberWatch.Reason.NOT_ANSWERING)).isEqualTo(1);
+      assertThat(watch.triggers(WakeReason.NOT_ANSWERING)).isEqualTo(1);
       member.thaw();
     }
   }
