@@ -14,6 +14,7 @@ import io.etcdoperator.operator.status.EventRecorder;
 import io.etcdoperator.operator.status.StatusComposer;
 import io.etcdoperator.operator.status.StatusRenderer;
 import io.etcdoperator.operator.status.StatusWriter;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.informers.cache.ItemStore;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
@@ -131,9 +132,31 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster> {
       return UpdateControl.<EtcdCluster>noUpdate()
           .rescheduleAfter(reconcile(cluster, context, session));
     } catch (RuntimeException e) {
+      if (isWriteConflict(e)) {
+        // Another writer (the StatefulSet controller's status, a user) changed the object since
+        // the cache's copy: nothing was written; the next reconcile reads the newer one.
+        LOG.info("{}: an object changed since it was read (409); reconciling again", key);
+        return UpdateControl.<EtcdCluster>noUpdate().rescheduleAfter(Planner.PENDING_RESYNC);
+      }
       session.failed("exception");
       throw e;
     }
+  }
+
+  /**
+   * Whether {@code e} (or what it wraps) is an update refused because the object changed since it
+   * was read: not a failure, and not worth a stack trace. A create refused because the object
+   * exists is a 409 too, and is not one.
+   */
+  static boolean isWriteConflict(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof KubernetesClientException k
+          && k.getCode() == 409
+          && String.valueOf(k.getMessage()).contains("the object has been modified")) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Observe, plan, act, report; returns when to look again. */
