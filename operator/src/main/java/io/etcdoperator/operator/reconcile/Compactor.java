@@ -125,7 +125,8 @@ final class Compactor {
   /**
    * The list's canonical copy: the one shared empty list, or an unchangeable copy of its compacted
    * elements ({@link List#copyOf}: one or two elements without an array); a list holding a null
-   * keeps its class, its elements compacted in place and its spare capacity dropped.
+   * (which {@link List#copyOf} refuses) becomes a list of its compacted elements, without spare
+   * capacity.
    */
   private static List<?> compactList(List<?> list) {
     if (list.isEmpty()) {
@@ -135,16 +136,6 @@ final class Compactor {
     for (Object element : list) {
       copy.add(element == null ? null : compactValue("", element));
     }
-    if (!copy.contains(null)) {
-      return List.copyOf(copy);
-    }
-    if (list instanceof ArrayList<?> resizable) {
-      @SuppressWarnings("unchecked")
-      ArrayList<Object> changeable = (ArrayList<Object>) resizable;
-      changeable.clear();
-      changeable.addAll(copy);
-      changeable.trimToSize();
-    }
-    return list;
+    return copy.contains(null) ? copy : List.copyOf(copy);
   }
 }

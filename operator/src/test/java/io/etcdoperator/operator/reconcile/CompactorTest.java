@@ -90,12 +90,17 @@ class CompactorTest {
             .endSpec()
             .build();
     built.getSpec().getContainers().get(0).setArgs(List.of(new String("--a".toCharArray())));
-    built.getSpec().getContainers().get(0).setCommand(Arrays.asList("etcd", null));
+    built
+        .getSpec()
+        .getContainers()
+        .get(0)
+        .setCommand(Arrays.asList(new String("etcd".toCharArray()), null));
     Pod compacted = Compactor.compact(built);
     var container = compacted.getSpec().getContainers().get(0);
     assertThat(container.getArgs()).containsExactly("--a");
     assertThat(container.getArgs().get(0)).isSameAs("--a".intern());
     assertThat(container.getCommand()).containsExactly("etcd", null);
+    assertThat(container.getCommand().get(0)).isSameAs("etcd".intern());
     assertThat(compacted.getMetadata().getName()).isSameAs("x".intern());
   }
 
