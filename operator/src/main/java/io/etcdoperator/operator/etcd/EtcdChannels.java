@@ -33,15 +33,18 @@ import javax.net.ssl.SSLException;
  *
  * <p>Each channel is bound to one address. The endpoint's host is resolved again on a lookup when
  * the channel is not connected (its connection broke: the member's process or pod is gone, and a
- * recreated pod has a new IP), and otherwise when the last resolution is older than {@link
- * #RESOLVE_INTERVAL} (a name that moved while its old address still answers, which a pod's IP does
- * not do); when it names another address than the channel's, the channel is closed and a new one
- * made. Between those, a connected channel is used as it is: watching many members every few
- * seconds must not cost a DNS query per call. gRPC's own name resolution is not used: it caches an
- * answer for 30 s, and after a lookup failed in between (no pod for a moment) its pick-first
- * balancer kept calling the old address for as long as the test ran (gRPC 1.70), so a member that
- * came back on a new address stayed "not answering" and the cluster looked as if it had lost
- * quorum. A host that does not resolve fails the call as UNAVAILABLE, as gRPC did.
+ * recreated pod has a new IP), when a caller saw another member answer there than the one the name
+ * stands for ({@link #resolveAgain}: a name that moved while its old address still answers, as when
+ * a pod's old IP went to another cluster's member), and, for what no caller can tell, when the last
+ * resolution is older than {@link #RESOLVE_INTERVAL}; when it names another address than the
+ * channel's, the channel is closed and a new one made. Between those, a connected channel is used
+ * as it is: watching many members every few seconds must not cost a DNS query per call (at a
+ * thousand members, resolving each every 5 minutes took 5 % of a core in the sandbox, whose names
+ * are a hosts file the JDK reads whole per lookup). gRPC's own name resolution is not used: it
+ * caches an answer for 30 s, and after a lookup failed in between (no pod for a moment) its
+ * pick-first balancer kept calling the old address for as long as the test ran (gRPC 1.70), so a
+ * member that came back on a new address stayed "not answering" and the cluster looked as if it had
+ * lost quorum. A host that does not resolve fails the call as UNAVAILABLE, as gRPC did.
  *
  * <p>A channel nobody used for {@code idleTimeout} is closed on the next lookup for its cluster:
  * members get new addresses when their pods move, and the old ones must not pile up. The idle
@@ -56,8 +59,11 @@ final class EtcdChannels implements AutoCloseable {
   private static final Duration KEEPALIVE_TIME = Duration.ofSeconds(10);
   private static final Duration KEEPALIVE_TIMEOUT = Duration.ofSeconds(5);
 
-  /** How long a connected channel goes without its host being resolved again. */
-  static final Duration RESOLVE_INTERVAL = Duration.ofMinutes(5);
+  /**
+   * How long a connected channel goes without its host being resolved again when nobody asks for it
+   * ({@link #resolveAgain}).
+   */
+  static final Duration RESOLVE_INTERVAL = Duration.ofHours(1);
 
   private final long resolveIntervalNanos;
   private final EventLoopGroup eventLoop;
@@ -93,6 +99,7 @@ final class EtcdChannels implements AutoCloseable {
     final InetAddress address;
     long lastUsedNanos = System.nanoTime();
     long resolvedNanos = lastUsedNanos;
+    boolean resolveAgain;
 
     Entry(ManagedChannel channel, InetAddress address) {
       this.channel = channel;
@@ -166,6 +173,7 @@ final class EtcdChannels implements AutoCloseable {
     Entry entry = endpoints == null ? null : endpoints.get(clientUrl);
     long now = System.nanoTime();
     if (entry == null
+        || entry.resolveAgain
         || now - entry.resolvedNanos >= resolveIntervalNanos
         || entry.channel.getState(false) != ConnectivityState.READY) {
       return null;
@@ -184,6 +192,18 @@ final class EtcdChannels implements AutoCloseable {
       pins.remove(clusterKey + " " + host);
     } else {
       pins.put(clusterKey + " " + host, address);
+    }
+  }
+
+  /**
+   * The next lookup of {@code clientUrl} for {@code clusterKey} resolves its host again, connected
+   * or not: a caller saw another member than the name's answer at the channel's address.
+   */
+  synchronized void resolveAgain(String clusterKey, String clientUrl) {
+    Map<String, Entry> endpoints = byCluster.get(clusterKey);
+    Entry entry = endpoints == null ? null : endpoints.get(clientUrl);
+    if (entry != null) {
+      entry.resolveAgain = true;
     }
   }
 
@@ -207,6 +227,7 @@ final class EtcdChannels implements AutoCloseable {
     }
     entry.lastUsedNanos = now;
     entry.resolvedNanos = now;
+    entry.resolveAgain = false;
     // After failed connects gRPC waits (up to 2 minutes) before trying again; a member that came
     // back must be seen by this probe, not by one two minutes later.
     if (entry.channel.getState(false) == ConnectivityState.TRANSIENT_FAILURE) {

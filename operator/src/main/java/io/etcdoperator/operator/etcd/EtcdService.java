@@ -240,6 +240,14 @@ public interface EtcdService extends AutoCloseable {
    */
   void pinAddress(String clusterKey, String host, Optional<String> ip);
 
+  /**
+   * The next call of this cluster to {@code clientUrl} looks its host up again: the caller saw a
+   * member answer there that the URL does not stand for (another member ID or cluster ID), as when
+   * the host's name moved to a new address while its old one still answers. Connections are
+   * otherwise kept as long as they work, without lookups.
+   */
+  void resolveAgain(String clusterKey, String clientUrl);
+
   /** Closes every connection held for this cluster (call it when the cluster is deleted). */
   void closeCluster(String clusterKey);
 

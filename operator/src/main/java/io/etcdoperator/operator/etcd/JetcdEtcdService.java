@@ -335,6 +335,11 @@ public final class JetcdEtcdService implements EtcdService {
   }
 
   @Override
+  public void resolveAgain(String clusterKey, String clientUrl) {
+    channels.resolveAgain(clusterKey, clientUrl);
+  }
+
+  @Override
   public void closeCluster(String clusterKey) {
     progress.closeCluster(clusterKey);
     channels.closeCluster(clusterKey);

@@ -132,6 +132,10 @@ public final class ClusterObserver {
     }
     TreeMap<Integer, MemberProbe> probes = new TreeMap<>(probed.probes());
     trace(cluster, probes, probed.memberList());
+    for (String url : Probes.answeredForAnother(cluster, probes, probed.memberList())) {
+      LOG.debug("{}: another member answered at {}; its name is looked up again", key, url);
+      etcd.resolveAgain(key, url);
+    }
     readMetricsOfSilentMembers(namespace, cluster, pods, probes, probed.memberList());
     Optional<RebuildView> rebuild =
         objects.rebuildPod().map(p -> rebuildView(namespace, cluster, p));

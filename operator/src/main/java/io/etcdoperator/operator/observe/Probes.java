@@ -3,7 +3,11 @@ package io.etcdoperator.operator.observe;
 import io.etcdoperator.operator.etcd.ClusterProbe;
 import io.etcdoperator.operator.etcd.EtcdStatus;
 import io.etcdoperator.operator.etcd.ProbeFailure;
+import io.etcdoperator.operator.model.Names;
 import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.SortedMap;
 import java.util.TreeMap;
@@ -62,6 +66,41 @@ public final class Probes {
                             .toList(),
                         ordinalOf(clientUrls, list.endpoint())));
     return new Probed(probes, memberList);
+  }
+
+  /**
+   * The client URLs of {@code cluster} at which another member answered than the one the URL stands
+   * for, by the member list: it names the ordinal's member with another ID, or names the member
+   * that answered for another ordinal (or another cluster). A member's name moved to a new address
+   * while its old address still answers (it went to a pod of another cluster) would keep a
+   * connected channel there; these URLs' names are to be looked up again ({@code
+   * EtcdService#resolveAgain}). Members that answered without an ID, and names the list does not
+   * hold (a member added and not started yet), tell nothing.
+   */
+  static List<String> answeredForAnother(
+      String cluster, SortedMap<Integer, MemberProbe> probes, Optional<MemberList> list) {
+    if (list.isEmpty()) {
+      return List.of();
+    }
+    Map<Integer, Long> idByOrdinal = new HashMap<>();
+    Map<Long, Integer> ordinalById = new HashMap<>();
+    for (MemberList.Entry e : list.get().members()) {
+      if (e.started()) {
+        int ordinal = Names.ordinalOf(cluster, e.name());
+        ordinalById.put(e.id(), ordinal);
+        if (ordinal >= 0) {
+          idByOrdinal.put(ordinal, e.id());
+        }
+      }
+    }
+    return probes.values().stream()
+        .filter(p -> p.reachable() && p.memberId() != 0)
+        .filter(
+            p ->
+                idByOrdinal.getOrDefault(p.ordinal(), p.memberId()) != p.memberId()
+                    || ordinalById.getOrDefault(p.memberId(), p.ordinal()) != p.ordinal())
+        .map(MemberProbe::endpoint)
+        .toList();
   }
 
   private static int ordinalOf(SortedMap<Integer, String> clientUrls, String endpoint) {

@@ -146,6 +146,9 @@ class StepExecutorTest {
     public void pinAddress(String key, String host, java.util.Optional<String> ip) {}
 
     @Override
+    public void resolveAgain(String key, String clientUrl) {}
+
+    @Override
     public boolean authEnabled(String key, String url) {
       return false;
     }

@@ -171,6 +171,60 @@ class EtcdChannelsTest {
     }
   }
 
+  /**
+   * A name that moved while its old address still answers (the old IP went to another cluster's
+   * member) is not followed by a connected channel until a caller, who saw the wrong member answer,
+   * says so: then the next lookup, and only it, resolves the name.
+   */
+  @Test
+  void aCallerThatSawAnotherMemberAnswerMakesTheNextLookupResolve() throws Exception {
+    NioEventLoopGroup loop = new NioEventLoopGroup(1);
+    var executor = Executors.newSingleThreadExecutor();
+    Map<String, String> names = new ConcurrentHashMap<>();
+    java.util.concurrent.atomic.AtomicInteger lookups =
+        new java.util.concurrent.atomic.AtomicInteger();
+    EtcdChannels.Resolver resolver =
+        host -> {
+          lookups.incrementAndGet();
+          return InetAddress.getByName(names.get(host));
+        };
+    String url = "http://m-0.c-headless.ns.svc:2379";
+    try (EtcdChannels channels =
+            new EtcdChannels(
+                loop,
+                executor,
+                Duration.ofSeconds(2),
+                Duration.ofMinutes(1),
+                resolver,
+                Duration.ofHours(1));
+        FakeEtcdServer old = new FakeEtcdServer();
+        FakeEtcdServer moved = new FakeEtcdServer()) {
+      names.put("m-0.c-headless.ns.svc", old.host());
+      var channel = channels.get("ns/c", url);
+      status(channel);
+      names.put("m-0.c-headless.ns.svc", moved.host());
+      old.status = new FakeEtcdServer.Fail(Status.FAILED_PRECONDITION);
+      assertThat(channels.get("ns/c", url)).isSameAs(channel);
+      assertThat(lookups.get()).isEqualTo(1);
+
+      channels.resolveAgain("ns/c", "http://m-1.c-headless.ns.svc:2379");
+      channels.resolveAgain("ns/other", url);
+      assertThat(channels.get("ns/c", url)).isSameAs(channel);
+      assertThat(lookups.get()).isEqualTo(1);
+
+      channels.resolveAgain("ns/c", url);
+      var followed = channels.get("ns/c", url);
+      assertThat(followed).isNotSameAs(channel);
+      assertThat(((ManagedChannel) channel).isShutdown()).isTrue();
+      assertThat(status(followed).getVersion()).isEqualTo("fake");
+      assertThat(channels.get("ns/c", url)).isSameAs(followed);
+      assertThat(lookups.get()).isEqualTo(2);
+    } finally {
+      executor.shutdownNow();
+      loop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+    }
+  }
+
   /** Deleting a cluster closes its channels and only its own. */
   @Test
   void closingAClusterClosesOnlyItsChannels() throws Exception {
