@@ -29,7 +29,6 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 import java.util.SortedSet;
 import java.util.TreeSet;
 import java.util.function.Predicate;
@@ -79,12 +78,14 @@ final class ClusterObservation {
   Observed observe(EtcdCluster cluster, Context<EtcdCluster> context, ClusterSession session) {
     LiveObjects live = new LiveObjects(context, cluster);
     TlsReport tls = tls(cluster, context, live);
-    Set<EtcdBackup> backups = context.getSecondaryResources(EtcdBackup.class);
+    List<EtcdBackup> backups = context.getSecondaryResourcesAsStream(EtcdBackup.class).toList();
     Optional<String> newestBackup = Backups.newest(backups);
     Optional<SourceClaim> restoreClaim = restoreClaim(cluster, context);
     ChangeBackups changeBackups =
         Backups.beforeChanges(
-            cluster, backups, context.getSecondaryResources(EtcdBackupSchedule.class));
+            cluster,
+            backups,
+            context.getSecondaryResourcesAsStream(EtcdBackupSchedule.class).toList());
     // The peer Secrets the members' StatefulSet mounts: kept through a move off peer TLS.
     Optional<PeerSecrets> running = runningPeerSecrets(session.namespace(), live);
     DesiredCache.Entry composed =
@@ -244,7 +245,8 @@ final class ClusterObservation {
     String ns = cluster.getMetadata().getNamespace();
     String name = cluster.getMetadata().getName();
     SortedSet<Integer> pods = new TreeSet<>();
-    context.getSecondaryResources(Pod.class).stream()
+    context
+        .getSecondaryResourcesAsStream(Pod.class)
         .mapToInt(p -> Names.ordinalOf(name, p.getMetadata().getName()))
         .filter(i -> i >= 0)
         .forEach(pods::add);

@@ -167,7 +167,7 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster> {
     Plan plan = Planner.plan(observed.desired().target(), observed.view());
     session.gauges(
         ClusterGauges.of(observed.desired().target(), observed.view()),
-        Backups.newestCompletion(context.getSecondaryResources(EtcdBackup.class)));
+        Backups.newestCompletion(context.getSecondaryResourcesAsStream(EtcdBackup.class).toList()));
     Acted acted = actions.act(cluster, context, session, observed, plan);
     boolean written = report(cluster, context, session, observed, plan, acted);
     Duration next = watchMembers(cluster, session, observed, lookAgain(plan, acted, written));
