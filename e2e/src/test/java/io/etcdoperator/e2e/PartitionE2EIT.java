@@ -18,7 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The operator cut off from every member (sandbox fault {@code partition}: its calls to the members
  * time out, while peers and the kubelet's probes still reach them, as when the operator runs
- * outside the pod network or a NetworkPolicy stops it) while the podTemplate changes: for 30 s (60
+ * outside the pod network or a NetworkPolicy stops it) while the podTemplate changes: for 15 s (30
  * reconciles at the pending pace of 0.5 s) no pod is deleted, no member removed or added, and
  * status names the members it cannot reach (CannotReachMembers; Ready is Unknown, as no member
  * answers the operator). Healed, the roll goes one pod at a time, and the writer (which reaches the
@@ -56,8 +56,8 @@ class PartitionE2EIT {
             c.patchSpec("{\"podTemplate\":{\"metadata\":{\"annotations\":{\"changed\":\"yes\"}}}}");
         writer.mark("podTemplate changed while partitioned");
         await()
-            .during(Duration.ofSeconds(30))
-            .atMost(Duration.ofSeconds(45))
+            .during(Duration.ofSeconds(15))
+            .atMost(Duration.ofSeconds(30))
             .until(() -> uids(c).equals(uids) && ready(c).endsWith("/CannotReachMembers"));
         List<String> during = calls.labelsSince(from);
         System.out.println("calls while partitioned: " + RollE2EIT.labels(calls, from));

@@ -1,6 +1,7 @@
 package io.etcdoperator.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.etcdoperator.e2e.RobustnessPlan.Action;
 import io.etcdoperator.e2e.RobustnessPlan.Fault;
@@ -149,6 +150,9 @@ class RobustnessE2EIT {
   /** Two single-member clusters, and a Service that selects the pods of both. */
   @Test
   void clientsOfTwoClustersBehindOneServiceAreCaught() throws Exception {
+    assumeTrue(
+        Boolean.getBoolean("long.all.cases"),
+        "a test of the checker, which WorkloadIT proves by default: -Plong");
     try (E2E e2e = E2E.start(dir.resolve("sandbox"));
         Cluster a = new Cluster(e2e, "a");
         Cluster b = new Cluster(e2e, "b")) {

@@ -24,14 +24,14 @@ import org.junit.jupiter.api.io.TempDir;
  *
  * <p>The product jar runs in a process of its own ({@link ProductOperator}, with the sandbox's
  * kubeconfig), so that its heap is measured apart from the sandbox's. It runs the TLS example; then
- * {@code unrelated.secrets} Secrets of 64 KiB of random data each (500 in README's command, 2,000
+ * {@code unrelated.secrets} Secrets of 64 KiB of random data each (250 in README's command, 2,000
  * with {@code -Plong}), labelled as Helm labels its releases, are created beside it; then the
  * server certificate is renewed in its Secret. The live heap (after a full collection) grows by
- * less than 5 MiB, where caching those Secrets would take their size (32 MiB for 500); the renewal
+ * less than 5 MiB, where caching those Secrets would take their size (16 MiB for 250); the renewal
  * shows in status once the operator read it, after every Secret before it.
  */
 class UnrelatedSecretsE2EIT {
-  static final int SECRETS = Integer.getInteger("unrelated.secrets", 500);
+  static final int SECRETS = Integer.getInteger("unrelated.secrets", 250);
   static final int SIZE = 64 * 1024;
   static final long GROWTH_LIMIT = 5L * 1024 * 1024;
 

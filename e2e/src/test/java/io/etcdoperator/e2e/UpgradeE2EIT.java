@@ -21,13 +21,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Upgrades end to end, writer running: 3 and then 5 members from etcd 3.4.23 to 3.5.30, one member
- * at a time (followers from the highest ordinal, the leader last after leadership moved), each
- * restart only once every member is healthy, caught up and Ready. Afterwards every member runs 3.5,
- * the cluster version is 3.5, the member IDs are those of before, no acknowledged write is lost and
- * every member holds every key. On the way: 3.4 to 3.6 is refused and nothing restarts; a downgrade
- * below the cluster version is refused; an upgrade to a version whose image cannot be pulled
- * restarts one member only, and setting the image back recovers it.
+ * Upgrades end to end, writer running: 3 members (then 5 with -Plong) from etcd 3.4.23 to 3.5.30,
+ * one member at a time (followers from the highest ordinal, the leader last after leadership
+ * moved), each restart only once every member is healthy, caught up and Ready. Afterwards every
+ * member runs 3.5, the cluster version is 3.5, the member IDs are those of before, no acknowledged
+ * write is lost and every member holds every key. On the way: 3.4 to 3.6 is refused and nothing
+ * restarts; a downgrade below the cluster version is refused; an upgrade to a version whose image
+ * cannot be pulled restarts one member only, and setting the image back recovers it.
  *
  * <p>Printed for the closing notes: the longest write gap per restarted member of each upgrade.
  */
@@ -102,6 +102,9 @@ class UpgradeE2EIT {
           checkNothingLost(report, three, 3);
           printGaps(up, report);
         }
+      }
+      if (!Boolean.getBoolean("long.all.cases")) {
+        return; // five members: the roll's order on five is RollE2EIT's; the upgrade again, -Plong
       }
       try (Cluster five = new Cluster(e2e, "five")) {
         e2e.apply(manifest("five", 5, V34));

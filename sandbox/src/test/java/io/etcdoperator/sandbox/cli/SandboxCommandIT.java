@@ -256,6 +256,7 @@ class SandboxCommandIT {
    */
   @Test
   void benchmarkRunsOnceEachWayAndPrintsTheRatio() throws Exception {
+    assumeTrue(Boolean.getBoolean("long.all.cases"), "a benchmark (86 s): -Plong");
     Path jar = Path.of("target", "etcd-operator-sandbox.jar").toAbsolutePath();
     assumeTrue(Files.exists(jar), "the launcher jar is built in the package phase");
     Path log = dir.resolve("benchmark.log");
