@@ -21,6 +21,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 class EtcdChannelsTest {
@@ -119,13 +120,8 @@ class EtcdChannelsTest {
     NioEventLoopGroup loop = new NioEventLoopGroup(1);
     var executor = Executors.newSingleThreadExecutor();
     Map<String, String> names = new ConcurrentHashMap<>();
-    java.util.concurrent.atomic.AtomicInteger lookups =
-        new java.util.concurrent.atomic.AtomicInteger();
-    EtcdChannels.Resolver resolver =
-        host -> {
-          lookups.incrementAndGet();
-          return InetAddress.getByName(names.get(host));
-        };
+    AtomicInteger lookups = new AtomicInteger();
+    EtcdChannels.Resolver resolver = counting(names, lookups);
     String url = "http://m-0.c-headless.ns.svc:2379";
     Duration interval = Duration.ofMillis(500);
     try (EtcdChannels channels =
@@ -181,13 +177,8 @@ class EtcdChannelsTest {
     NioEventLoopGroup loop = new NioEventLoopGroup(1);
     var executor = Executors.newSingleThreadExecutor();
     Map<String, String> names = new ConcurrentHashMap<>();
-    java.util.concurrent.atomic.AtomicInteger lookups =
-        new java.util.concurrent.atomic.AtomicInteger();
-    EtcdChannels.Resolver resolver =
-        host -> {
-          lookups.incrementAndGet();
-          return InetAddress.getByName(names.get(host));
-        };
+    AtomicInteger lookups = new AtomicInteger();
+    EtcdChannels.Resolver resolver = counting(names, lookups);
     String url = "http://m-0.c-headless.ns.svc:2379";
     try (EtcdChannels channels =
             new EtcdChannels(
@@ -223,6 +214,14 @@ class EtcdChannelsTest {
       executor.shutdownNow();
       loop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
     }
+  }
+
+  /** Resolves by {@code names}, counting its lookups in {@code lookups}. */
+  private static EtcdChannels.Resolver counting(Map<String, String> names, AtomicInteger lookups) {
+    return host -> {
+      lookups.incrementAndGet();
+      return InetAddress.getByName(names.get(host));
+    };
   }
 
   /** Deleting a cluster closes its channels and only its own. */
