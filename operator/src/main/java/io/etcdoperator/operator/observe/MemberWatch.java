@@ -16,7 +16,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiConsumer;
-import java.util.function.Consumer;
 import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -308,9 +307,9 @@ public final class MemberWatch implements AutoCloseable {
         .whenComplete(then(key, w, answers -> compareProgress(key, w, answers, recheck)));
   }
 
-  private void compare(String key, Watched w, List<EtcdStatus> answers) {
+  private boolean compare(String key, Watched w, List<EtcdStatus> answers) {
     if (watched.get(key) != w) {
-      return;
+      return false;
     }
     for (int i = 0; i < answers.size(); i++) {
       int ordinal = w.ordinals.get(i);
@@ -320,32 +319,31 @@ public final class MemberWatch implements AutoCloseable {
         if (expected.reachable() && !now.reachable() && pausedSince(w.checkNanos)) {
           // asked again at once, and the Status asked for at the next check
           w.lastFullNanos -= fullNanos;
-          recheck(key, w);
-          return;
+          return recheck(key, w);
         }
         changed(key, w, ordinal, WakeReason.STATUS, expected + " -> " + now);
-        return;
+        return false;
       }
     }
     w.revisions = answers.stream().mapToLong(EtcdStatus::revision).sum();
+    return false;
   }
 
-  private void compareProgress(String key, Watched w, List<Progress> answers, boolean recheck) {
+  private boolean compareProgress(String key, Watched w, List<Progress> answers, boolean again) {
     if (watched.get(key) != w) {
-      return;
+      return false;
     }
     long revisions = 0;
     for (int i = 0; i < answers.size(); i++) {
       Progress p = answers.get(i);
       Seen e = w.expected.get(i);
       WakeReason differs = e.differs(w.terms.get(i), p);
-      if (differs == WakeReason.NOT_ANSWERING && !recheck && pausedSince(w.checkNanos)) {
-        recheck(key, w);
-        return;
+      if (differs == WakeReason.NOT_ANSWERING && !again && pausedSince(w.checkNanos)) {
+        return recheck(key, w);
       }
       if (differs != null) {
         changed(key, w, w.ordinals.get(i), differs, e + " (term " + w.terms.get(i) + ") -> " + p);
-        return;
+        return false;
       }
       revisions += p.revision();
     }
@@ -353,6 +351,7 @@ public final class MemberWatch implements AutoCloseable {
       w.revisions = revisions;
       w.moved = true;
     }
+    return false;
   }
 
   /** Whether the operator was paused since {@code since}, or is overdue for a tick now. */
@@ -360,23 +359,27 @@ public final class MemberWatch implements AutoCloseable {
     return lastPauseNanos - since >= 0 || System.nanoTime() - lastTickNanos > PAUSE.toNanos();
   }
 
-  /** Asks the cluster's members again at once, by progress (the class's algorithm, step 6). */
-  private void recheck(String key, Watched w) {
-    if (watched.get(key) != w || !w.inFlight.compareAndSet(false, true)) {
-      return;
-    }
+  /** Asks again at once, by progress, within the check in flight (the algorithm's step 6). */
+  private boolean recheck(String key, Watched w) {
     rechecks.incrementAndGet();
     askProgress(key, w, true);
+    return true;
   }
 
-  /** What to do when a check's answers are in: free the cluster for the next, then compare. */
-  private static <T> BiConsumer<T, Throwable> then(String key, Watched w, Consumer<T> compare) {
+  /** When a check's answers are in: compares, then frees the cluster unless it asked again. */
+  private static <T> BiConsumer<T, Throwable> then(String key, Watched w, Predicate<T> compare) {
     return (answers, failure) -> {
-      w.inFlight.set(false);
-      if (failure != null) {
-        LOG.debug("check of {} failed: {}", key, failure.toString());
-      } else {
-        compare.accept(answers);
+      boolean askedAgain = false;
+      try {
+        if (failure != null) {
+          LOG.debug("check of {} failed: {}", key, failure.toString());
+        } else {
+          askedAgain = compare.test(answers);
+        }
+      } finally {
+        if (!askedAgain) {
+          w.inFlight.set(false);
+        }
       }
     };
   }

@@ -37,6 +37,11 @@ class MemberWatchIT {
   /** The period, the check's deadline, and room for a loaded machine. */
   private static final Duration SEEN_WITHIN = Duration.ofSeconds(3);
 
+  /** The pause test's check deadline, and how long it stops this JVM: past that deadline. */
+  private static final Duration PAUSED_DEADLINE = Duration.ofMillis(1500);
+
+  private static final String PAUSED_FOR = "1.8";
+
   @ParameterizedTest
   @ValueSource(strings = {"3.4", "3.5"})
   void wakesTheReconcileWhenAMemberChangesAndOnlyThen(String version) {
@@ -111,6 +116,8 @@ class MemberWatchIT {
    * one silence wakes the reconcile. The pause is real: this JVM is stopped (SIGSTOP) past the
    * check's deadline by a shell it starts, which continues it and then thaws the member, frozen
    * since before the check: the check times out as the JVM resumes, and the recheck is answered.
+   * The deadline is longer than the watch's own, so that a slow start of the shell on a loaded
+   * machine still stops the JVM while the check is in flight.
    */
   @ParameterizedTest
   @ValueSource(strings = {"3.4", "3.5"})
@@ -118,8 +125,7 @@ class MemberWatchIT {
       throws Exception {
     try (LocalEtcdCluster cluster = LocalEtcdCluster.builder().version(version).members(1).start();
         JetcdEtcdService etcd = new JetcdEtcdService();
-        MemberWatch watch =
-            new MemberWatch(etcd, PERIOD, MemberWatch.CHECK_DEADLINE, NEVER, NEVER)) {
+        MemberWatch watch = new MemberWatch(etcd, PERIOD, PAUSED_DEADLINE, NEVER, NEVER)) {
       cluster.awaitHealthy(HEALTHY);
       String key = "it/" + cluster.name();
       AtomicLong woken = new AtomicLong();
@@ -138,11 +144,11 @@ class MemberWatchIT {
           new ProcessBuilder(
                   "sh",
                   "-c",
-                  "kill -STOP %d; sleep 0.8; kill -CONT %d; sleep 0.1; kill -CONT %d"
-                      .formatted(jvm, jvm, member.pid()))
+                  "kill -STOP %d; sleep %s; kill -CONT %d; sleep 0.1; kill -CONT %d"
+                      .formatted(jvm, PAUSED_FOR, jvm, member.pid()))
               .start();
       assertThat(pause.waitFor(10, TimeUnit.SECONDS)).isTrue();
-      await().atMost(SEEN_WITHIN).until(() -> watch.rechecks() == 1);
+      await().atMost(SEEN_WITHIN.plus(PAUSED_DEADLINE)).until(() -> watch.rechecks() == 1);
       await()
           .during(PERIOD.multipliedBy(4))
           .atMost(PERIOD.multipliedBy(4).plus(SEEN_WITHIN))
@@ -151,7 +157,7 @@ class MemberWatchIT {
 
       // Frozen for good, the operator running: woken, as not answering.
       member.freeze();
-      await().atMost(SEEN_WITHIN).until(() -> woken.get() == 1);
+      await().atMost(SEEN_WITHIN.plus(PAUSED_DEADLINE)).until(() -> woken.get() == 1);
       assertThat(watch.triggers(WakeReason.NOT_ANSWERING)).isEqualTo(1);
       member.thaw();
     }
