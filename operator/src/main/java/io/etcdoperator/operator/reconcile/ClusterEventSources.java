@@ -26,14 +26,25 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * What wakes the EtcdCluster controller, and the caches it reads: an informer per kind of object
  * the operator makes (only objects labelled as managed by it, each mapped to its cluster by its
  * instance label), the EtcdBackups ({@link Backups}), the Secrets of spec.security.tls, the member
  * watch's and the Node watch's wake-ups.
+ *
+ * <p>Each cache of a kind the operator makes is indexed by cluster (namespace and instance label),
+ * and a cluster's objects are read through that index ({@link #of}, {@link #named}), not through
+ * JOSDK's {@code getSecondaryResources}: that collects them into a set, which hashes every object
+ * whole (a Pod's hash walks all its fields, its quantities as {@code BigDecimal}s), on every read
+ * of every reconcile. The same index gives JOSDK a cluster's objects ({@code
+ * withPrimaryToSecondaryMapper}), so that JOSDK keeps no index of its own besides. Each object read
+ * is the cache's newest, the operator's own latest write included ({@code get}).
  */
 final class ClusterEventSources {
+  private static final String BY_CLUSTER = "cluster";
+
   private final Map<Class<?>, InformerEventSource<?, EtcdCluster>> caches =
       new ConcurrentHashMap<>();
 
@@ -70,6 +81,31 @@ final class ClusterEventSources {
   @SuppressWarnings("unchecked")
   <R extends HasMetadata> InformerEventSource<R, EtcdCluster> cache(Class<R> type) {
     return (InformerEventSource<R, EtcdCluster>) caches.get(type);
+  }
+
+  /** The objects of a kind the operator makes that are the cluster's (its instance label). */
+  <R extends HasMetadata> Stream<R> of(Class<R> type, String namespace, String cluster) {
+    InformerEventSource<R, EtcdCluster> source = cache(type);
+    if (source == null) {
+      return Stream.empty();
+    }
+    return source.byIndex(BY_CLUSTER, namespace + "/" + cluster).stream()
+        .map(r -> source.get(ResourceID.fromResource(r)))
+        .flatMap(Optional::stream);
+  }
+
+  /** The object of a kind the operator makes of this name, if it is the cluster's. */
+  <R extends HasMetadata> Optional<R> named(
+      Class<R> type, String namespace, String cluster, String name) {
+    InformerEventSource<R, EtcdCluster> source = cache(type);
+    return source == null
+        ? Optional.empty()
+        : source.get(new ResourceID(name, namespace)).filter(r -> cluster.equals(instance(r)));
+  }
+
+  private static String instance(HasMetadata r) {
+    Map<String, String> labels = r.getMetadata().getLabels();
+    return labels == null ? null : labels.get(Names.LABEL_INSTANCE);
   }
 
   /** The cache of a kind the operator makes, untyped. */
@@ -223,14 +259,27 @@ final class ClusterEventSources {
             .withItemStore(new TrimmingStore<R>(ClusterEventSources::compacted))
             .withSecondaryToPrimaryMapper(
                 (R r) -> {
-                  Map<String, String> labels = r.getMetadata().getLabels();
-                  String instance = labels == null ? null : labels.get(Names.LABEL_INSTANCE);
+                  String instance = instance(r);
                   return instance == null
                       ? Set.of()
                       : Set.of(new ResourceID(instance, r.getMetadata().getNamespace()));
                 })
+            .withPrimaryToSecondaryMapper(
+                (EtcdCluster c) ->
+                    of(type, c.getMetadata().getNamespace(), c.getMetadata().getName())
+                        .map(ResourceID::fromResource)
+                        .collect(Collectors.toSet()))
             .build();
     InformerEventSource<R, EtcdCluster> source = new InformerEventSource<>(config, context);
+    source.addIndexers(
+        Map.of(
+            BY_CLUSTER,
+            r -> {
+              String instance = instance(r);
+              return instance == null
+                  ? List.of()
+                  : List.of(r.getMetadata().getNamespace() + "/" + instance);
+            }));
     caches.put(type, source);
     return source;
   }

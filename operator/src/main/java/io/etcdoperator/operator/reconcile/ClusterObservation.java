@@ -76,7 +76,7 @@ final class ClusterObservation {
   }
 
   Observed observe(EtcdCluster cluster, Context<EtcdCluster> context, ClusterSession session) {
-    LiveObjects live = new LiveObjects(context, cluster);
+    LiveObjects live = new LiveObjects(context, sources, cluster);
     TlsReport tls = tls(cluster, context, live);
     List<EtcdBackup> backups = context.getSecondaryResourcesAsStream(EtcdBackup.class).toList();
     Optional<String> newestBackup = Backups.newest(backups);
@@ -245,8 +245,7 @@ final class ClusterObservation {
     String ns = cluster.getMetadata().getNamespace();
     String name = cluster.getMetadata().getName();
     SortedSet<Integer> pods = new TreeSet<>();
-    context
-        .getSecondaryResourcesAsStream(Pod.class)
+    live.all(Pod.class).stream()
         .mapToInt(p -> Names.ordinalOf(name, p.getMetadata().getName()))
         .filter(i -> i >= 0)
         .forEach(pods::add);

@@ -55,14 +55,18 @@ final class LiveObjects implements ClusterObjects.Live {
       Set.of(StatefulSet.class, ConfigMap.class, Service.class, PodDisruptionBudget.class);
 
   private final Context<EtcdCluster> context;
+  private final ClusterEventSources sources;
   private final EtcdCluster cluster;
   private final String name;
+  private final String namespace;
   private final Map<String, Optional<? extends HasMetadata>> fetched = new HashMap<>();
 
-  LiveObjects(Context<EtcdCluster> context, EtcdCluster cluster) {
+  LiveObjects(Context<EtcdCluster> context, ClusterEventSources sources, EtcdCluster cluster) {
     this.context = context;
+    this.sources = sources;
     this.cluster = cluster;
     this.name = cluster.getMetadata().getName();
+    this.namespace = cluster.getMetadata().getNamespace();
   }
 
   @Override
@@ -74,17 +78,15 @@ final class LiveObjects implements ClusterObjects.Live {
     return fetch(type, objectName).filter(this::owned);
   }
 
-  // The caches are read as streams: JOSDK's getSecondaryResources collects them into a HashSet,
-  // which hashes every cached object whole (a Pod's hash walks all its fields, its quantities as
-  // BigDecimals), a quarter of an idle reconcile's allocation at 300 clusters (a flight recording).
   @Override
   public <R extends HasMetadata> Optional<R> cached(Class<R> type, String objectName) {
     String uid = cluster.getMetadata().getUid();
-    return context
-        .getSecondaryResourcesAsStream(type)
-        .filter(r -> objectName.equals(r.getMetadata().getName()))
-        .filter(r -> !ofAnotherCluster(r, uid))
-        .findFirst();
+    return sources.named(type, namespace, name, objectName).filter(r -> !ofAnotherCluster(r, uid));
+  }
+
+  /** The cluster's objects of a kind the operator makes, as the caches hold them. */
+  <R extends HasMetadata> List<R> all(Class<R> type) {
+    return sources.of(type, namespace, name).toList();
   }
 
   /** Whether EtcdClusters own the object, none of them the one of this UID. */
@@ -133,7 +135,7 @@ final class LiveObjects implements ClusterObjects.Live {
                     context
                         .getClient()
                         .resources(type)
-                        .inNamespace(cluster.getMetadata().getNamespace())
+                        .inNamespace(namespace)
                         .withName(objectName)
                         .get()));
   }
@@ -148,8 +150,8 @@ final class LiveObjects implements ClusterObjects.Live {
   ClusterObserver.Objects objects() {
     return new ClusterObserver.Objects(
         named(StatefulSet.class, Names.statefulSet(name)),
-        context.getSecondaryResourcesAsStream(Pod.class).toList(),
-        context.getSecondaryResourcesAsStream(PersistentVolumeClaim.class).toList(),
+        all(Pod.class),
+        all(PersistentVolumeClaim.class),
         named(ConfigMap.class, Names.clusterStateConfigMap(name)),
         named(Pod.class, Names.rebuildPod(name)));
   }
