@@ -73,7 +73,9 @@ public final class EtcdClusterModel {
     this.replicas =
         spec.getReplicas() == null ? EtcdClusterSpec.DEFAULT_REPLICAS : spec.getReplicas();
     this.security = Security.of(spec.getSecurity(), move, kept);
-    this.podTemplate = MemberPod.template(name, spec, operatorImage, trustedCa, move, kept);
+    // kept as long as the spec stays the same, one per cluster, handed out as copies only
+    this.podTemplate =
+        Compactor.compact(MemberPod.template(name, spec, operatorImage, trustedCa, move, kept));
     this.podTemplateHash =
         podTemplate.getMetadata().getAnnotations().get(Names.POD_TEMPLATE_HASH_ANNOTATION);
   }

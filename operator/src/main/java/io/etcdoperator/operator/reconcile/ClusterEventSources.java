@@ -1,6 +1,7 @@
 package io.etcdoperator.operator.reconcile;
 
 import io.etcdoperator.api.v1alpha1.EtcdCluster;
+import io.etcdoperator.operator.model.Compactor;
 import io.etcdoperator.operator.model.Names;
 import io.etcdoperator.operator.model.Security;
 import io.fabric8.kubernetes.api.model.ConfigMap;

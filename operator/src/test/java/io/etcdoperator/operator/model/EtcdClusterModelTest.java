@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.OwnerReference;
+import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.ServicePort;
@@ -35,6 +36,23 @@ class EtcdClusterModelTest {
     EtcdClusterModel model = EtcdClusterModel.of(cluster);
     assertThat(model.replicas()).isEqualTo(3);
     assertThat(model.statefulSet(3)).isEqualTo(defaults.statefulSet(3));
+  }
+
+  /**
+   * The model keeps its pod template compacted ({@link Compactor}: unchangeable maps and lists) and
+   * hands out copies, each equal to the template as built and the caller's own to change.
+   */
+  @Test
+  void thePodTemplateHandedOutIsTheBuiltOneAndEachCopyIsItsOwn() throws InvalidSpecException {
+    var cluster = TestClusters.withSpec("replicas: 3");
+    PodTemplateSpec built = MemberPod.template("demo", cluster.getSpec());
+    EtcdClusterModel model = EtcdClusterModel.of(cluster);
+    PodTemplateSpec copy = model.podTemplate();
+    assertThat(copy).isEqualTo(built);
+    copy.getSpec().getContainers().get(0).getArgs().add("--changed");
+    copy.getMetadata().getLabels().put("changed", "yes");
+    copy.getSpec().getVolumes().clear();
+    assertThat(model.podTemplate()).isEqualTo(built);
   }
 
   @Test

@@ -1,4 +1,4 @@
-package io.etcdoperator.operator.reconcile;
+package io.etcdoperator.operator.model;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package io.etcdoperator.operator.reconcile;
+package io.etcdoperator.operator.model;
 
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
@@ -9,7 +9,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Makes an object the informers are about to cache smaller without changing what it says. The
+ * Makes an object the informers are about to cache smaller without changing what it says (and the
+ * pod template that each cluster's {@link EtcdClusterModel} keeps, which is as common). The
  * operator caches a handful of objects per cluster (its StatefulSet, pods, claims, Services,
  * ConfigMaps, budget), and at a thousand clusters most of their heap is made of parts that are the
  * same in every cluster: the text of label keys, flag names, images, paths, condition types and
@@ -35,7 +36,7 @@ import java.util.Map;
  * changes: a cached object is never changed after it enters the store (JOSDK hands out its cache to
  * be read, and the operator makes what it writes with builders, which copy maps and lists).
  */
-final class Compactor {
+public final class Compactor {
   private static final String MODEL = "io.fabric8.kubernetes.api.model";
   private static final Map<String, Object> NO_PROPERTIES = Collections.emptyMap();
 
@@ -60,7 +61,7 @@ final class Compactor {
   private Compactor() {}
 
   /** The object, compacted in place; returned for use as a store's trim. */
-  static <T> T compact(T object) {
+  public static <T> T compact(T object) {
     if (object != null && isModel(object.getClass())) {
       walk(object);
     }
