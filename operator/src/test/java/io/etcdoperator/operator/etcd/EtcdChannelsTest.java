@@ -19,18 +19,28 @@ import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 class EtcdChannelsTest {
+  /** Each test's event loop and executor for its channels, shut down after it. */
+  private final NioEventLoopGroup loop = new NioEventLoopGroup(1);
+
+  private final ExecutorService executor = Executors.newSingleThreadExecutor();
+
+  @AfterEach
+  void shutDown() {
+    executor.shutdownNow();
+    loop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+  }
 
   @Test
   void aCallWithoutItsOwnDeadlineGetsTheDefaultOne() throws Exception {
     Duration deadline = Duration.ofMillis(200);
-    NioEventLoopGroup loop = new NioEventLoopGroup(1);
-    var executor = Executors.newSingleThreadExecutor();
     String ip = LoopbackAddresses.allocate(2379);
     try (ServerSocket silent = new ServerSocket();
         EtcdChannels channels = new EtcdChannels(loop, executor, deadline, Duration.ofMinutes(1))) {
@@ -50,9 +60,6 @@ class EtcdChannelsTest {
               StatusRuntimeException.class,
               e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.DEADLINE_EXCEEDED));
       assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(1));
-    } finally {
-      executor.shutdownNow();
-      loop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
     }
   }
 
@@ -63,8 +70,6 @@ class EtcdChannelsTest {
    */
   @Test
   void aChannelFollowsItsNameToANewAddress() throws Exception {
-    NioEventLoopGroup loop = new NioEventLoopGroup(1);
-    var executor = Executors.newSingleThreadExecutor();
     Map<String, String> names = new ConcurrentHashMap<>();
     EtcdChannels.Resolver resolver =
         host -> {
@@ -104,9 +109,6 @@ class EtcdChannelsTest {
         assertThat(channels.get("ns/c", url)).isSameAs(after);
         assertThat(channels.openChannels()).isEqualTo(1);
       }
-    } finally {
-      executor.shutdownNow();
-      loop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
     }
   }
 
@@ -117,8 +119,6 @@ class EtcdChannelsTest {
    */
   @Test
   void connectedChannelsAreResolvedAgainOnlyNowAndThen() throws Exception {
-    NioEventLoopGroup loop = new NioEventLoopGroup(1);
-    var executor = Executors.newSingleThreadExecutor();
     Map<String, String> names = new ConcurrentHashMap<>();
     AtomicInteger lookups = new AtomicInteger();
     EtcdChannels.Resolver resolver = counting(names, lookups);
@@ -161,9 +161,6 @@ class EtcdChannelsTest {
         assertThat(moved).isNotSameAs(channel);
         assertThat(status(moved).getVersion()).isEqualTo("fake");
       }
-    } finally {
-      executor.shutdownNow();
-      loop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
     }
   }
 
@@ -174,8 +171,6 @@ class EtcdChannelsTest {
    */
   @Test
   void aCallerThatSawAnotherMemberAnswerMakesTheNextLookupResolve() throws Exception {
-    NioEventLoopGroup loop = new NioEventLoopGroup(1);
-    var executor = Executors.newSingleThreadExecutor();
     Map<String, String> names = new ConcurrentHashMap<>();
     AtomicInteger lookups = new AtomicInteger();
     EtcdChannels.Resolver resolver = counting(names, lookups);
@@ -210,9 +205,6 @@ class EtcdChannelsTest {
       assertThat(status(followed).getVersion()).isEqualTo("fake");
       assertThat(channels.get("ns/c", url)).isSameAs(followed);
       assertThat(lookups.get()).isEqualTo(2);
-    } finally {
-      executor.shutdownNow();
-      loop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
     }
   }
 
@@ -227,8 +219,6 @@ class EtcdChannelsTest {
   /** Deleting a cluster closes its channels and only its own. */
   @Test
   void closingAClusterClosesOnlyItsChannels() throws Exception {
-    NioEventLoopGroup loop = new NioEventLoopGroup(1);
-    var executor = Executors.newSingleThreadExecutor();
     // Never connected to: a channel connects on its first call.
     EtcdChannels.Resolver resolver = host -> InetAddress.getByName("127.0.0.1");
     try (EtcdChannels channels =
@@ -243,9 +233,6 @@ class EtcdChannelsTest {
       assertThat(channels.openChannels()).isEqualTo(1);
       assertThat(((ManagedChannel) a0).isShutdown()).isTrue();
       assertThat(((ManagedChannel) b0).isShutdown()).isFalse();
-    } finally {
-      executor.shutdownNow();
-      loop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
     }
   }
 
@@ -255,8 +242,6 @@ class EtcdChannelsTest {
    */
   @Test
   void aHangingLookupCostsItsOwnCallOneDeadlineAndNobodyElseAnything() throws Exception {
-    NioEventLoopGroup loop = new NioEventLoopGroup(1);
-    var executor = Executors.newSingleThreadExecutor();
     var release = new java.util.concurrent.CountDownLatch(1);
     EtcdChannels.Resolver resolver =
         host -> {
@@ -294,8 +279,6 @@ class EtcdChannelsTest {
     } finally {
       release.countDown();
       caller.shutdownNow();
-      executor.shutdownNow();
-      loop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
     }
   }
 
@@ -305,8 +288,6 @@ class EtcdChannelsTest {
    */
   @Test
   void idleChannelsOfOtherClustersAreSwept() throws Exception {
-    NioEventLoopGroup loop = new NioEventLoopGroup(1);
-    var executor = Executors.newSingleThreadExecutor();
     EtcdChannels.Resolver resolver = host -> InetAddress.getByName("127.0.0.1");
     try (EtcdChannels channels =
         new EtcdChannels(loop, executor, Duration.ofSeconds(2), Duration.ofMillis(20), resolver)) {
@@ -316,9 +297,6 @@ class EtcdChannelsTest {
       assertThat(channels.get("ns/kept", "http://k-0.k-headless.ns.svc:2379")).isSameAs(kept);
       assertThat(((ManagedChannel) gone).isShutdown()).isTrue();
       assertThat(channels.openChannels()).isEqualTo(1);
-    } finally {
-      executor.shutdownNow();
-      loop.shutdownGracefully(0, 1, TimeUnit.SECONDS);
     }
   }
 
