@@ -41,15 +41,15 @@ import java.util.Optional;
  * {@code /health} fails without a leader (tried with Debian's etcd 3.4.23), so liveness and startup
  * ask {@code /version} on the peer port, which answers from the moment the member has loaded its
  * data, quorum or not: a member waiting for its peers is never killed for it (with peer TLS, the
- * metrics port; see {@link #liveness}). Readiness asks {@code /health?exclude=NOSPACE} on the
- * metrics port: a member is ready when the cluster has a leader and it can serve. NOSPACE is left
- * out (etcd 3.4 and 3.5 both honour {@code exclude}): under it the cluster still serves reads and
- * deletes, and a readiness that failed on every member at once would take every endpoint out of the
- * client Service while the operator recovers the space.
+ * metrics port; see {@link #liveness}). Readiness asks the metrics port whether the member can
+ * serve a linearizable read (see {@link #readiness}).
  */
 final class MemberPod {
   /** The node label every Kubernetes node carries: its name. */
   static final String HOSTNAME_TOPOLOGY = "kubernetes.io/hostname";
+
+  /** The first etcd with {@code /livez} and {@code /readyz}. */
+  private static final EtcdVersion LIVEZ_AND_READYZ = new EtcdVersion(3, 5, 11);
 
   private static final Map<String, Overlay.Rule> POD_RULES =
       Map.of(
@@ -265,19 +265,47 @@ final class MemberPod {
         // within a second of serving: every step of a roll waits for it.
         .withStartupProbe(liveness(security, spec, 1, 300))
         .withLivenessProbe(liveness(security, spec, 10, 6))
-        // Every second, so that a member that serves is Ready (an endpoint of the client Service,
-        // which the cluster's Ready condition waits for) within a second. 7 failures before a
-        // member leaves the Service: 7 s when its port refuses, 35 s when it hangs (a probe waits
-        // its 5 s timeout, and the kubelet probes one at a time), as with 7 every 2 s before.
-        .withReadinessProbe(httpProbe("/health?exclude=NOSPACE", Names.METRICS_PORT, 1, 7))
+        .withReadinessProbe(readiness(spec))
         .build();
+  }
+
+  /**
+   * Whether the member serves clients: what makes its pod an endpoint of the client Service, which
+   * the cluster's Ready condition waits for. On etcd 3.5.11 and later, {@code /readyz} on the
+   * metrics port: a linearizable read, which etcd holds until the member has a leader, so a probe
+   * made while the cluster forms answers the moment it has formed rather than at the next period;
+   * from 3.5.19 it also fails for a learner, which refuses clients' requests. Before 3.5.11, which
+   * has no {@code /readyz}, {@code /health?exclude=NOSPACE}, which fails at once without a leader.
+   * Neither fails under NOSPACE (etcd 3.4 and 3.5 both honour {@code exclude}): the cluster still
+   * serves reads and deletes, and a readiness that failed on every member at once would take every
+   * endpoint out of the client Service while the operator recovers the space.
+   *
+   * <p>Asked every second, each probe waiting at most 2 s; 7 failures before a member leaves the
+   * Service: 7 s when its port refuses, 14 s when it hangs or has no leader (the kubelet asks again
+   * as soon as a probe that outlasted its period ends).
+   */
+  private static Probe readiness(EtcdClusterSpec spec) {
+    Probe probe =
+        httpProbe(
+            servesReadyz(spec) ? "/readyz" : "/health?exclude=NOSPACE", Names.METRICS_PORT, 1, 7);
+    probe.setTimeoutSeconds(2);
+    return probe;
+  }
+
+  /**
+   * The image's etcd serves {@code /livez} and {@code /readyz}; unknown versions are taken not to.
+   */
+  private static boolean servesReadyz(EtcdClusterSpec spec) {
+    return EtcdVersion.ofImage(imageOf(spec))
+        .map(v -> v.compareTo(LIVEZ_AND_READYZ) >= 0)
+        .orElse(false);
   }
 
   /**
    * Whether the member's process serves, quorum or not. Over plain peer URLs, {@code /version} on
    * the peer port. With peer TLS the peer port requires a client certificate, which a kubelet does
-   * not present, so the metrics port: {@code /livez} on etcd 3.5 and later (a serializable read,
-   * which needs no leader), and on 3.4, which has no {@code /livez} and whose {@code /health} fails
+   * not present, so the metrics port: {@code /livez} on etcd 3.5.11 and later (a serializable read,
+   * which needs no leader), and before, which has no {@code /livez} and whose {@code /health} fails
    * without a leader, {@code /metrics} (served whenever the process is).
    */
   private static Probe liveness(
@@ -285,12 +313,11 @@ final class MemberPod {
     if (!security.peerHttps()) {
       return httpProbe("/version", Names.PEER_PORT, periodSeconds, failureThreshold);
     }
-    boolean livez =
-        EtcdVersion.ofImage(imageOf(spec))
-            .map(v -> v.compareTo(new EtcdVersion(3, 5, 0)) >= 0)
-            .orElse(false);
     return httpProbe(
-        livez ? "/livez" : "/metrics", Names.METRICS_PORT, periodSeconds, failureThreshold);
+        servesReadyz(spec) ? "/livez" : "/metrics",
+        Names.METRICS_PORT,
+        periodSeconds,
+        failureThreshold);
   }
 
   /** The etcd container's image: the user's, else the default. */

@@ -61,8 +61,8 @@ import java.util.stream.Collectors;
  *       recorded compaction is at or past it already.
  *   <li>Defragment every member not defragmented since that compaction, in the order above (pods
  *       are not Ready under NOSPACE: etcd's {@code /health} says so, so readiness is not waited
- *       for; members' {@code /health?exclude=NOSPACE} probe keeps them Ready on this operator's
- *       template).
+ *       for; members' readiness probe, which leaves NOSPACE out, keeps them Ready on this
+ *       operator's template).
  *   <li>Disarm once every member's database is below {@link #DISARM_BELOW} of the quota (a margin,
  *       so that the next writes do not raise it at once) and every pod runs the desired template
  *       (the quota a stale pod runs is not known).

@@ -280,7 +280,7 @@ class RenderCommandTest {
         .contains("\nkind: StatefulSet\n")
         .contains("  name: demo\n")
         .contains("- --listen-metrics-urls=http://[::]:2381\n")
-        .contains("    path: /health?exclude=NOSPACE\n")
+        .contains("    path: /readyz\n")
         // strings that would read as a number or a boolean keep their quotes
         .containsPattern("replicas: 3\\n")
         .doesNotContain("name: \"demo\"")

@@ -4,9 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.etcdoperator.operator.model.TestClusters;
+import io.etcdoperator.testing.EtcdBinaries;
 import io.etcdoperator.testing.EtcdKv;
 import io.etcdoperator.testing.LocalEtcdCluster;
 import io.etcdoperator.testing.LocalEtcdMember;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,7 +33,7 @@ class MembershipIT {
   private static final Duration HEALTHY = Duration.ofSeconds(30);
 
   @Test
-  void learnerIsAddedReportedPromotedWhenInSyncAndRemoved() {
+  void learnerIsAddedReportedPromotedWhenInSyncAndRemoved() throws Exception {
     try (LocalEtcdCluster cluster = LocalEtcdCluster.builder().version(version).members(3).start();
         JetcdEtcdService etcd = new JetcdEtcdService()) {
       cluster.awaitHealthy(HEALTHY);
@@ -69,6 +75,14 @@ class MembershipIT {
       assertThat(withLearner.hasQuorum()).isTrue();
       assertThat(withLearner.memberList().orElseThrow().find(learner.id()).orElseThrow().learner())
           .isTrue();
+      // The members' readiness probe, as the operator renders it for this etcd: from 3.5.19 it
+      // keeps a learner, which refuses clients' requests, out of the client Service; 3.4's
+      // /health (the only one it has) says a learner is healthy.
+      String readiness = readinessPath();
+      assertThat(answers(cluster.member(0).metricsUrl() + readiness)).isEqualTo(200);
+      assertThat(answers(newcomer.metricsUrl() + readiness))
+          .as("readiness %s of a learner on etcd %s", readiness, version)
+          .isEqualTo(version.equals("3.4") ? 200 : 503);
 
       AtomicReference<PromoteResult> promoted = new AtomicReference<>();
       await()
@@ -103,6 +117,31 @@ class MembershipIT {
       assertThatRejected(
           () -> etcd.promoteLearner(key, leader, clusterId, 0x1234L), EtcdFailure.MEMBER_NOT_FOUND);
     }
+  }
+
+  /** The readiness path of the member pods the operator makes for this class's etcd version. */
+  private String readinessPath() {
+    var model =
+        TestClusters.model(
+            "podTemplate:\n  spec:\n    containers:\n    - name: etcd\n      image: quay.io/coreos/etcd:v"
+                + EtcdBinaries.fullVersion(version)
+                + "\n");
+    return model.podTemplate().getSpec().getContainers().stream()
+        .filter(c -> c.getName().equals("etcd"))
+        .findFirst()
+        .orElseThrow()
+        .getReadinessProbe()
+        .getHttpGet()
+        .getPath();
+  }
+
+  private static int answers(String url) throws Exception {
+    HttpResponse<Void> r =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(5)).build(),
+                HttpResponse.BodyHandlers.discarding());
+    return r.statusCode();
   }
 
   /**

@@ -11,7 +11,10 @@ import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.VolumeMount;
 import java.nio.file.Path;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /** The rules by which spec.podTemplate is laid over the operator's pod. */
 class PodTemplateOverlayTest {
@@ -80,9 +83,42 @@ class PodTemplateOverlayTest {
     assertThat(etcd.getStartupProbe().getHttpGet().getPort().getIntVal()).isEqualTo(2380);
     assertThat(etcd.getLivenessProbe().getHttpGet().getPath()).isEqualTo("/version");
     assertThat(etcd.getLivenessProbe().getHttpGet().getPort().getIntVal()).isEqualTo(2380);
-    assertThat(etcd.getReadinessProbe().getHttpGet().getPath())
-        .isEqualTo("/health?exclude=NOSPACE");
+    assertThat(etcd.getReadinessProbe().getHttpGet().getPath()).isEqualTo("/readyz");
     assertThat(etcd.getReadinessProbe().getHttpGet().getPort().getIntVal()).isEqualTo(2381);
+  }
+
+  /**
+   * Readiness asks {@code /readyz} where etcd has it (3.5.11), else {@code /health}; liveness over
+   * peer TLS asks {@code /livez} where etcd has it, else {@code /metrics}. An etcd before 3.5.11
+   * answers 404 to both new paths: a probe of them would never succeed.
+   */
+  @ParameterizedTest
+  @CsvSource({
+    "quay.io/coreos/etcd:v3.4.23, /health?exclude=NOSPACE, /metrics",
+    "quay.io/coreos/etcd:v3.5.0, /health?exclude=NOSPACE, /metrics",
+    "registry.local/etcd:v3.5.10, /health?exclude=NOSPACE, /metrics",
+    "quay.io/coreos/etcd:v3.5.11, /readyz, /livez",
+    "quay.io/coreos/etcd:v3.5.30, /readyz, /livez",
+    "registry.local/etcd:latest, /health?exclude=NOSPACE, /metrics",
+  })
+  void probesAskOnlyWhatTheImagesEtcdServes(String image, String readiness, String liveness)
+      throws InvalidSpecException {
+    var cluster =
+        TestClusters.withSpec(
+            "replicas: 3\npodTemplate:\n  spec:\n    containers:\n    - name: etcd\n      image: "
+                + image
+                + "\n");
+    Container etcd =
+        etcd(
+            EtcdClusterModel.of(
+                    cluster, Names.DEFAULT_OPERATOR_IMAGE, "", TlsMove.AUTO_TLS, Optional.empty())
+                .podTemplate());
+    assertThat(etcd.getReadinessProbe().getHttpGet().getPath()).isEqualTo(readiness);
+    assertThat(etcd.getReadinessProbe().getTimeoutSeconds())
+        .as("a probe held while the member has no leader ends within 2 s")
+        .isEqualTo(2);
+    assertThat(etcd.getLivenessProbe().getHttpGet().getPath()).isEqualTo(liveness);
+    assertThat(etcd.getStartupProbe().getHttpGet().getPath()).isEqualTo(liveness);
   }
 
   @Test
