@@ -17,7 +17,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,10 +35,14 @@ import org.slf4j.LoggerFactory;
  * group gets SIGTERM, then SIGKILL after the grace period.
  *
  * <p>Probes: a startup probe runs first and holds back the others until it succeeds; liveness and
- * readiness then run every period. failureThreshold consecutive failures of a startup or liveness
- * probe kill the container (SIGTERM, SIGKILL after the grace period), which the loop then restarts;
- * readiness turns the container ready after successThreshold consecutive successes and unready
- * after failureThreshold failures. Without a readiness probe a started container is ready.
+ * readiness then run every period, each on the pod's ticker as a kubelet's probe worker runs it
+ * ({@link ProbeLoop}): the first probe of a started container comes anywhere within a period of its
+ * start, and readiness alone is asked at once when startup succeeds (a kubelet triggers it when a
+ * started container has no readiness result yet). failureThreshold consecutive failures of a
+ * startup or liveness probe kill the container (SIGTERM, SIGKILL after the grace period), which the
+ * loop then restarts; readiness turns the container ready after successThreshold consecutive
+ * successes and unready after failureThreshold failures. Without a readiness probe a started
+ * container is ready.
  */
 final class ContainerRunner {
   private static final Logger LOG = LoggerFactory.getLogger(ContainerRunner.class);
@@ -63,7 +66,7 @@ final class ContainerRunner {
   private boolean over;
 
   private String image;
-  private final List<ScheduledFuture<?>> probes = new ArrayList<>();
+  private final List<ProbeLoop> probes = new ArrayList<>();
 
   private final boolean init;
 
@@ -343,20 +346,33 @@ final class ContainerRunner {
     if (init) {
       return;
     }
+    long startedAt = System.nanoTime();
     Probe startup = container.getStartupProbe();
     if (startup != null) {
-      schedule(startup, new ProbeState(ProbeKind.STARTUP), p);
+      schedule(
+          startup, new ProbeState(ProbeKind.STARTUP, startedAt), p, firstTick(startup, startedAt));
     } else {
-      startSteadyProbes(p);
+      startSteadyProbes(p, startedAt);
     }
   }
 
-  private void startSteadyProbes(Process p) {
-    if (container.getLivenessProbe() != null) {
-      schedule(container.getLivenessProbe(), new ProbeState(ProbeKind.LIVENESS), p);
+  private void startSteadyProbes(Process p, long startedAt) {
+    Probe liveness = container.getLivenessProbe();
+    if (liveness != null) {
+      schedule(
+          liveness,
+          new ProbeState(ProbeKind.LIVENESS, startedAt),
+          p,
+          firstTick(liveness, startedAt));
     }
-    if (container.getReadinessProbe() != null) {
-      schedule(container.getReadinessProbe(), new ProbeState(ProbeKind.READINESS), p);
+    Probe readiness = container.getReadinessProbe();
+    if (readiness != null) {
+      long initialDelay = startedAt + secondsToNanos(readiness.getInitialDelaySeconds());
+      schedule(
+          readiness,
+          new ProbeState(ProbeKind.READINESS, startedAt),
+          p,
+          Math.max(0, initialDelay - System.nanoTime()));
     } else {
       synchronized (lock) {
         ready = true;
@@ -373,24 +389,43 @@ final class ContainerRunner {
 
   private static final class ProbeState {
     final ProbeKind kind;
+
+    /** When the container this probe asks started ({@link System#nanoTime}). */
+    final long startedAt;
+
     int successes;
     int failures;
 
-    ProbeState(ProbeKind kind) {
+    ProbeState(ProbeKind kind, long startedAt) {
       this.kind = kind;
+      this.startedAt = startedAt;
     }
   }
 
-  private void schedule(Probe probe, ProbeState ps, Process p) {
-    long period = 1000L * Prober.positive(probe.getPeriodSeconds(), 10);
-    long delay =
-        1000L * (probe.getInitialDelaySeconds() == null ? 0 : probe.getInitialDelaySeconds());
+  private long firstTick(Probe probe, long startedAt) {
+    return ProbeLoop.firstTick(
+        pod.admittedAt(),
+        startedAt + secondsToNanos(probe.getInitialDelaySeconds()),
+        periodOf(probe),
+        System.nanoTime());
+  }
+
+  private static long periodOf(Probe probe) {
+    return secondsToNanos(Prober.positive(probe.getPeriodSeconds(), 10));
+  }
+
+  private static long secondsToNanos(Integer seconds) {
+    return TimeUnit.SECONDS.toNanos(seconds == null ? 0 : seconds);
+  }
+
+  private void schedule(Probe probe, ProbeState ps, Process p, long delayNanos) {
+    ProbeLoop loop =
+        new ProbeLoop(
+            pod.probeScheduler(), pod.admittedAt(), periodOf(probe), () -> probeOnce(probe, ps, p));
     synchronized (lock) {
-      probes.add(
-          pod.scheduler()
-              .scheduleWithFixedDelay(
-                  () -> probeOnce(probe, ps, p), delay, period, TimeUnit.MILLISECONDS));
+      probes.add(loop);
     }
+    loop.start(delayNanos);
   }
 
   private void probeOnce(Probe probe, ProbeState ps, Process p) {
@@ -420,7 +455,7 @@ final class ContainerRunner {
             started = true;
           }
           cancelProbes();
-          startSteadyProbes(p);
+          startSteadyProbes(p, ps.startedAt);
           pod.changed();
         } else if (ps.failures >= failureThreshold) {
           log("startup probe failed " + ps.failures + " times, killing the container");
@@ -458,7 +493,7 @@ final class ContainerRunner {
 
   private void cancelProbes() {
     synchronized (lock) {
-      probes.forEach(f -> f.cancel(false));
+      probes.forEach(ProbeLoop::cancel);
       probes.clear();
     }
   }

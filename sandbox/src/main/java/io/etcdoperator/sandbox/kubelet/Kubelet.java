@@ -70,6 +70,7 @@ public final class Kubelet implements AutoCloseable {
   private final ClusterDns dns;
   private final Prober prober;
   private final ScheduledExecutorService scheduler;
+  private final ScheduledExecutorService probeScheduler;
   private final Map<String, PodWorker> workers = new ConcurrentHashMap<>();
   private final Set<String> dirty = new LinkedHashSet<>();
   private final Map<String, String> written = new ConcurrentHashMap<>();
@@ -111,14 +112,11 @@ public final class Kubelet implements AutoCloseable {
       dns.usePeerLinks(new PeerLinks(addresses, dns::resolve));
     }
     this.prober = new Prober(dns::resolve);
-    this.scheduler =
-        Executors.newScheduledThreadPool(
-            8,
-            r -> {
-              Thread t = new Thread(r, "kubelet-probes");
-              t.setDaemon(true);
-              return t;
-            });
+    this.scheduler = daemonScheduler(8, "kubelet");
+    // Probes apart, and many: a kubelet runs each probe on its own goroutine, and a probe may
+    // wait its whole timeout (a frozen member, a readiness etcd holds until it has a leader). On
+    // the kubelet's own threads they would hold back node heartbeats and other pods' probes.
+    this.probeScheduler = daemonScheduler(32, "kubelet-probes");
     this.objects = new DirectObjects();
     this.nodes.addAll(config.nodeNames());
     this.etcdImages = EtcdImages.scan(config.etcdBinaries());
@@ -381,8 +379,18 @@ public final class Kubelet implements AutoCloseable {
     return prober;
   }
 
-  ScheduledExecutorService scheduler() {
-    return scheduler;
+  ScheduledExecutorService probeScheduler() {
+    return probeScheduler;
+  }
+
+  private static ScheduledExecutorService daemonScheduler(int threads, String name) {
+    return Executors.newScheduledThreadPool(
+        threads,
+        r -> {
+          Thread t = new Thread(r, name);
+          t.setDaemon(true);
+          return t;
+        });
   }
 
   /**
@@ -812,6 +820,7 @@ public final class Kubelet implements AutoCloseable {
       dirty.notifyAll();
     }
     scheduler.shutdownNow();
+    probeScheduler.shutdownNow();
     if (fakeEtcd != null) {
       fakeEtcd.close();
     }

@@ -69,6 +69,12 @@ final class PodWorker {
   private final Object hold = new Object();
   private boolean held;
 
+  /**
+   * When the kubelet took the pod on ({@link System#nanoTime}): a kubelet's probe workers start
+   * then and tick every period from then on, whenever the container starts or restarts.
+   */
+  private final long admittedAt = System.nanoTime();
+
   PodWorker(Kubelet kubelet, Pod pod) {
     this.kubelet = kubelet;
     this.pod = pod;
@@ -673,8 +679,12 @@ final class PodWorker {
     return Math.min(seconds, kubelet.config().maxGracePeriod().toSeconds());
   }
 
-  ScheduledExecutorService scheduler() {
-    return kubelet.scheduler();
+  long admittedAt() {
+    return admittedAt;
+  }
+
+  ScheduledExecutorService probeScheduler() {
+    return kubelet.probeScheduler();
   }
 
   Prober prober() {
