@@ -28,9 +28,7 @@ import java.util.Map;
  *       Pod read from JSON has some twenty, fabric8 makes one for every list field), each other
  *       list by an unchangeable copy of its compacted elements;
  *   <li>each field that holds a Kubernetes model object (of {@code io.fabric8.kubernetes.api.model}
- *       and its subpackages) or a part of the operator's own resources ({@code
- *       io.etcdoperator.api}, with the fields of fabric8's {@code CustomResource}) is walked in
- *       turn.
+ *       and its subpackages) is walked in turn.
  * </ul>
  *
  * Equality is kept ({@code equals} of strings, maps and model objects compares content), and so is
@@ -40,13 +38,6 @@ import java.util.Map;
  */
 public final class Compactor {
   private static final String MODEL = "io.fabric8.kubernetes.api.model";
-
-  /** The operator's own resources (EtcdCluster and its parts), walked as the model is. */
-  private static final String API = "io.etcdoperator.api.";
-
-  /** fabric8's base of custom resources, named: the model layer does not use the client. */
-  private static final String CUSTOM_RESOURCE = "io.fabric8.kubernetes.client.CustomResource";
-
   private static final Map<String, Object> NO_PROPERTIES = Collections.emptyMap();
 
   /** The instance fields of each model class, accessible. */
@@ -78,9 +69,7 @@ public final class Compactor {
   }
 
   private static boolean isModel(Class<?> c) {
-    return c.getName().startsWith(MODEL)
-        || c.getName().startsWith(API)
-        || c.getName().equals(CUSTOM_RESOURCE);
+    return c.getName().startsWith(MODEL);
   }
 
   private static void walk(Object model) {

@@ -81,12 +81,10 @@ public final class EtcdClusterReconciler implements Reconciler<EtcdCluster> {
 
   /**
    * The store of the EtcdCluster informer: each resource without its managed fields, which the
-   * operator never reads, and its parts common to every cluster shared, as the caches of the
-   * objects it makes keep theirs ({@link ClusterEventSources#compacted}). Nothing changes a cached
-   * EtcdCluster: JOSDK hands each reconcile a copy of it, and the status writer only reads it.
+   * operator never reads ({@link ClusterEventSources#withoutManagedFields}).
    */
   public static ItemStore<EtcdCluster> store() {
-    return new TrimmingStore<>(ClusterEventSources::compacted);
+    return new TrimmingStore<>(ClusterEventSources::withoutManagedFields);
   }
 
   /**
