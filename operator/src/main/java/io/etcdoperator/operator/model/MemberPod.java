@@ -272,13 +272,14 @@ final class MemberPod {
   /**
    * Whether the member serves clients: what makes its pod an endpoint of the client Service, which
    * the cluster's Ready condition waits for. On etcd 3.5.11 and later, {@code /readyz} on the
-   * metrics port: a linearizable read, which etcd holds until the member has a leader, so a probe
-   * made while the cluster forms answers the moment it has formed rather than at the next period;
-   * from 3.5.19 it also fails for a learner, which refuses clients' requests. Before 3.5.11, which
-   * has no {@code /readyz}, {@code /health?exclude=NOSPACE}, which fails at once without a leader.
-   * Neither fails under NOSPACE (etcd 3.4 and 3.5 both honour {@code exclude}): the cluster still
-   * serves reads and deletes, and a readiness that failed on every member at once would take every
-   * endpoint out of the client Service while the operator recovers the space.
+   * metrics port: a linearizable read (held while the member has no leader, and failed with "leader
+   * changed" when one is elected, so a forming cluster's members are Ready at the probe's next
+   * tick, as with {@code /health}); from 3.5.19 it also fails for a learner, which refuses clients'
+   * requests, where {@code /health} says a learner is healthy. Before 3.5.11, which has no {@code
+   * /readyz}, {@code /health?exclude=NOSPACE}, which fails at once without a leader. Neither fails
+   * under NOSPACE (etcd 3.4 and 3.5 both honour {@code exclude}): the cluster still serves reads
+   * and deletes, and a readiness that failed on every member at once would take every endpoint out
+   * of the client Service while the operator recovers the space.
    *
    * <p>Asked every second, each probe waiting at most 2 s; 7 failures before a member leaves the
    * Service: 7 s when its port refuses, 14 s when it hangs or has no leader (the kubelet asks again
