@@ -288,7 +288,10 @@ final class MemberPod {
   private static Probe readiness(EtcdClusterSpec spec) {
     Probe probe =
         httpProbe(
-            servesReadyz(spec) ? "/readyz" : "/health?exclude=NOSPACE", Names.METRICS_PORT, 1, 7);
+            hasLivezAndReadyz(spec) ? "/readyz" : "/health?exclude=NOSPACE",
+            Names.METRICS_PORT,
+            1,
+            7);
     probe.setTimeoutSeconds(2);
     return probe;
   }
@@ -296,7 +299,7 @@ final class MemberPod {
   /**
    * The image's etcd serves {@code /livez} and {@code /readyz}; unknown versions are taken not to.
    */
-  private static boolean servesReadyz(EtcdClusterSpec spec) {
+  private static boolean hasLivezAndReadyz(EtcdClusterSpec spec) {
     return EtcdVersion.ofImage(imageOf(spec))
         .map(v -> v.compareTo(LIVEZ_AND_READYZ) >= 0)
         .orElse(false);
@@ -315,7 +318,7 @@ final class MemberPod {
       return httpProbe("/version", Names.PEER_PORT, periodSeconds, failureThreshold);
     }
     return httpProbe(
-        servesReadyz(spec) ? "/livez" : "/metrics",
+        hasLivezAndReadyz(spec) ? "/livez" : "/metrics",
         Names.METRICS_PORT,
         periodSeconds,
         failureThreshold);

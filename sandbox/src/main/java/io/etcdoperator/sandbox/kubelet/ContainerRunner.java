@@ -349,8 +349,8 @@ final class ContainerRunner {
     long startedAt = System.nanoTime();
     Probe startup = container.getStartupProbe();
     if (startup != null) {
-      schedule(
-          startup, new ProbeState(ProbeKind.STARTUP, startedAt), p, firstTick(startup, startedAt));
+      loop(startup, new ProbeState(ProbeKind.STARTUP, startedAt), p)
+          .startAtTick(afterInitialDelay(startup, startedAt));
     } else {
       startSteadyProbes(p, startedAt);
     }
@@ -359,20 +359,13 @@ final class ContainerRunner {
   private void startSteadyProbes(Process p, long startedAt) {
     Probe liveness = container.getLivenessProbe();
     if (liveness != null) {
-      schedule(
-          liveness,
-          new ProbeState(ProbeKind.LIVENESS, startedAt),
-          p,
-          firstTick(liveness, startedAt));
+      loop(liveness, new ProbeState(ProbeKind.LIVENESS, startedAt), p)
+          .startAtTick(afterInitialDelay(liveness, startedAt));
     }
     Probe readiness = container.getReadinessProbe();
     if (readiness != null) {
-      long initialDelay = startedAt + secondsToNanos(readiness.getInitialDelaySeconds());
-      schedule(
-          readiness,
-          new ProbeState(ProbeKind.READINESS, startedAt),
-          p,
-          Math.max(0, initialDelay - System.nanoTime()));
+      loop(readiness, new ProbeState(ProbeKind.READINESS, startedAt), p)
+          .startAt(afterInitialDelay(readiness, startedAt));
     } else {
       synchronized (lock) {
         ready = true;
@@ -402,12 +395,9 @@ final class ContainerRunner {
     }
   }
 
-  private long firstTick(Probe probe, long startedAt) {
-    return ProbeLoop.firstTick(
-        pod.admittedAt(),
-        startedAt + secondsToNanos(probe.getInitialDelaySeconds()),
-        periodOf(probe),
-        System.nanoTime());
+  /** When the container started at {@code startedAt} has run the probe's initialDelaySeconds. */
+  private static long afterInitialDelay(Probe probe, long startedAt) {
+    return startedAt + secondsToNanos(probe.getInitialDelaySeconds());
   }
 
   private static long periodOf(Probe probe) {
@@ -418,14 +408,17 @@ final class ContainerRunner {
     return TimeUnit.SECONDS.toNanos(seconds == null ? 0 : seconds);
   }
 
-  private void schedule(Probe probe, ProbeState ps, Process p, long delayNanos) {
+  /**
+   * The probe's loop on the pod's ticker, registered to be cancelled with the others; not started.
+   */
+  private ProbeLoop loop(Probe probe, ProbeState ps, Process p) {
     ProbeLoop loop =
         new ProbeLoop(
             pod.probeScheduler(), pod.admittedAt(), periodOf(probe), () -> probeOnce(probe, ps, p));
     synchronized (lock) {
       probes.add(loop);
     }
-    loop.start(delayNanos);
+    return loop;
   }
 
   private void probeOnce(Probe probe, ProbeState ps, Process p) {

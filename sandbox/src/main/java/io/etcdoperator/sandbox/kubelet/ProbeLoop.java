@@ -32,9 +32,20 @@ final class ProbeLoop implements Runnable {
     this.probe = probe;
   }
 
-  /** Runs the first probe after {@code delayNanos}, then every tick until cancelled. */
-  void start(long delayNanos) {
-    schedule(delayNanos);
+  /**
+   * Runs the first probe at the first tick at or after {@code earliest} ({@link System#nanoTime}),
+   * then every tick until cancelled.
+   */
+  void startAtTick(long earliest) {
+    long now = System.nanoTime();
+    schedule(firstTick(anchor, earliest, period, now));
+  }
+
+  /**
+   * Runs the first probe at {@code earliest} or at once when that is past (a kubelet's trigger).
+   */
+  void startAt(long earliest) {
+    schedule(Math.max(0, earliest - System.nanoTime()));
   }
 
   /** No probe starts after this; one running ends as it would. */

@@ -76,7 +76,7 @@ class ProbeLoopTest {
                 probes.incrementAndGet();
                 three.countDown();
               });
-      loop.start(0);
+      loop.startAt(System.nanoTime());
       assertThat(three.await(10, TimeUnit.SECONDS)).isTrue();
       loop.cancel();
       // a probe that had begun as it was cancelled ends; nothing after it
